@@ -1,0 +1,68 @@
+# gamerules: `make run` starts the service, `make test` runs the suite; both install what is missing first.
+SHELL := /bin/bash
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+PY := $(BIN)/python
+INSTALLED := $(VENV)/.installed
+GEN_DIR := service/gen
+GENERATED := $(GEN_DIR)/.generated
+PROTOS := $(wildcard proto/gamerules/v1/*.proto)
+# The venv's site-packages (evaluated by the shell inside recipes, once the venv exists).
+PURELIB = $$($(PY) -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')
+
+GRPC_PORT ?= 50051
+HTTP_PORT ?= 8080
+
+.PHONY: install proto run test lint format typecheck bench lock clean
+
+install: $(INSTALLED) $(GENERATED)
+
+# The virtual environment with every pinned package, and a .pth so `service` and the generated
+# `gamerules.v1` packages import from this checkout.
+$(INSTALLED): requirements.lock pyproject.toml
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --disable-pip-version-check -r requirements.lock
+	echo "$(CURDIR)" > $(PURELIB)/gamerules-checkout.pth
+	echo "$(CURDIR)/$(GEN_DIR)" >> $(PURELIB)/gamerules-checkout.pth
+	touch $@
+
+# Generated code is never edited or committed: this rule is its only source.
+$(GENERATED): $(INSTALLED) $(PROTOS)
+	rm -rf $(GEN_DIR) && mkdir -p $(GEN_DIR)
+	$(PY) -m grpc_tools.protoc -Iproto -I$(PURELIB) \
+		--python_out=$(GEN_DIR) --pyi_out=$(GEN_DIR) --grpc_python_out=$(GEN_DIR) $(PROTOS)
+	touch $@
+
+proto: $(INSTALLED)
+	rm -f $(GENERATED) && $(MAKE) --no-print-directory $(GENERATED)
+
+run: install
+	$(PY) -m service.run --grpc-port $(GRPC_PORT) --http-port $(HTTP_PORT)
+
+test: install lint
+	$(PY) -m pytest -q -p no:cacheprovider
+
+lint: install
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+	$(BIN)/mypy service/games service/search
+	mkdir -p build && $(PY) -m grpc_tools.protoc -Iproto -I$(PURELIB) \
+		--include_imports --include_source_info --descriptor_set_out=build/image.binpb $(PROTOS)
+	$(BIN)/buf lint build/image.binpb --config proto/buf.yaml --path gamerules/v1 --error-format=text
+
+format: install
+	$(BIN)/ruff format .
+	$(BIN)/ruff check --fix .
+
+bench: install
+	$(PY) -m bench
+
+# Re-pin requirements.lock from pyproject.toml's ranges (needs the package registry).
+lock:
+	rm -rf .lockvenv && $(PYTHON) -m venv .lockvenv && .lockvenv/bin/pip install --quiet '.[dev]' \
+		&& (head -n 2 requirements.lock; .lockvenv/bin/pip freeze --exclude gamerules) > requirements.lock.new \
+		&& mv requirements.lock.new requirements.lock && rm -rf .lockvenv
+
+clean:
+	rm -rf $(VENV) $(GEN_DIR) .pytest_cache .ruff_cache .mypy_cache

@@ -1,0 +1,211 @@
+"""Conversion between engines' plain values and protobuf, generic over the registry.
+
+Each game's structured position and move messages are the oneof fields named after the game id
+(``dots-and-boxes`` -> ``dots_and_boxes``) of ``Position`` and ``Move``; their field names are the keys of
+the engine's ``to_fields`` / ``move_to_fields`` dicts, so no game needs a codec of its own.
+Protobuf is touched here, once per call, and nowhere in the engines.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from google.protobuf import json_format, struct_pb2
+from google.protobuf.message import Message
+
+from gamerules.v1 import gamerules_pb2 as pb
+from service.api.errors import from_rules_error, invalid
+from service.games import base, default_options
+from service.games.base import Game
+
+MAX_NOTATION = 8192  # characters; the largest real position (Strands side 9) is far below this
+
+
+def oneof_name(game: Game) -> str:
+    return game.id.replace("-", "_")
+
+
+def _fields_of(message: Message) -> dict[str, Any]:
+    return json_format.MessageToDict(
+        message, preserving_proto_field_name=True, always_print_fields_with_no_presence=True
+    )
+
+
+def _checked_notation(text: str, field: str) -> str:
+    if len(text) > MAX_NOTATION:
+        raise invalid(field, f"notation is {len(text)} characters long; at most {MAX_NOTATION}", "INVALID_NOTATION")
+    return text
+
+
+# --- positions -------------------------------------------------------------------------------------
+
+
+def decode_position(game: Game, message: pb.Position, field: str = "position") -> base.Position:
+    """The engine position a request names, by notation, structured form, or both (which must agree)."""
+    which = message.WhichOneof("game")
+    own = oneof_name(game)
+    if which is not None and which != own:
+        raise invalid(f"{field}.{which}", f"a {which} position was sent to the {game.id} game", "INVALID_POSITION")
+    from_text = from_struct = None
+    try:
+        if message.notation:
+            from_text = game.parse_position(_checked_notation(message.notation, f"{field}.notation"))
+    except base.RulesError as error:
+        raise from_rules_error(error, f"{field}.notation", text=True) from None
+    try:
+        if which is not None:
+            from_struct = game.position_from_fields(_fields_of(getattr(message, own)))
+    except base.RulesError as error:
+        raise from_rules_error(error, f"{field}.{own}") from None
+    if from_text is None and from_struct is None:
+        raise invalid(field, "a position is required: give its notation or its structured form", "INVALID_POSITION")
+    if from_text is not None and from_struct is not None and from_text != from_struct:
+        raise invalid(
+            field,
+            f"notation and {own} describe different positions ({from_struct.to_notation()!r} vs notation)",
+            "INVALID_POSITION",
+        )
+    return from_text if from_text is not None else from_struct  # type: ignore[return-value]
+
+
+def encode_position(game: Game, position: base.Position) -> pb.Position:
+    message = pb.Position(notation=position.to_notation())
+    json_format.ParseDict(position.to_fields(), getattr(message, oneof_name(game)))
+    return message
+
+
+# --- moves -----------------------------------------------------------------------------------------
+
+
+def decode_move(game: Game, position: base.Position, message: pb.Move, field: str = "move") -> base.Move:
+    which = message.WhichOneof("game")
+    own = oneof_name(game)
+    if which is not None and which != own:
+        raise invalid(f"{field}.{which}", f"a {which} move was sent to the {game.id} game", "INVALID_MOVE")
+    from_text = from_struct = None
+    try:
+        if message.notation:
+            from_text = position.parse_move(_checked_notation(message.notation, f"{field}.notation"))
+    except base.RulesError as error:
+        raise from_rules_error(error, f"{field}.notation", text=True) from None
+    try:
+        if which is not None:
+            from_struct = position.move_from_fields(_fields_of(getattr(message, own)))
+    except base.RulesError as error:
+        raise from_rules_error(error, f"{field}.{own}") from None
+    if from_text is None and from_struct is None:
+        raise invalid(field, "a move is required: give its notation or its structured form", "INVALID_MOVE")
+    if from_text is not None and from_struct is not None and from_text != from_struct:
+        raise invalid(field, f"notation and {own} describe different moves", "INVALID_MOVE")
+    return from_text if from_text is not None else from_struct
+
+
+def encode_move(game: Game, position: base.Position, move: base.Move) -> pb.Move:
+    message = pb.Move(notation=position.move_notation(move))
+    json_format.ParseDict(position.move_to_fields(move), getattr(message, oneof_name(game)))
+    return message
+
+
+def encode_line(game: Game, position: base.Position, moves: list[base.Move]) -> list[pb.Move]:
+    """A line of moves (a principal variation), each encoded in the position it is played from."""
+    encoded = []
+    for move in moves:
+        if position.outcome() is not None:
+            break
+        encoded.append(encode_move(game, position, move))
+        position = position.play(move)
+    return encoded
+
+
+def encode_event(event: base.Event) -> pb.Event:
+    return pb.Event(type=event.type, seat=event.seat, cells=event.cells, count=event.count, detail=event.detail)
+
+
+# --- game descriptions and options -----------------------------------------------------------------
+
+
+def encode_limits(limits: base.Limits) -> pb.SearchLimits:
+    return pb.SearchLimits(
+        max_time_ms=limits.max_time_ms or 0, max_depth=limits.max_depth or 0, max_nodes=limits.max_nodes or 0
+    )
+
+
+def encode_game(game: Game) -> pb.Game:
+    message = pb.Game(
+        name=f"games/{game.id}",
+        id=game.id,
+        title=game.title,
+        description=game.description,
+        seat_names=list(game.seat_names),
+        default_level=game.default_level,
+        position_notation=game.position_notation_help,
+        move_notation=game.move_notation_help,
+    )
+    for spec in game.options:
+        option = message.options.add(name=spec.name, type=spec.type, description=spec.description)
+        option.choices.extend(spec.choices)
+        if spec.minimum is not None:
+            option.minimum = spec.minimum
+        if spec.maximum is not None:
+            option.maximum = spec.maximum
+        json_format.ParseDict(spec.default, option.default_value)
+    for level in game.levels:
+        message.levels.add(name=level.name, description=level.description, limits=encode_limits(level.limits))
+    return message
+
+
+def _snake(name: str) -> str:
+    return "".join("_" + c.lower() if c.isupper() else c for c in name)
+
+
+def decode_options(game: Game, options: struct_pb2.Struct, field: str = "options") -> dict[str, Any]:
+    """Check the options against the game's specs (names, types, ranges, choices); missing ones take their
+    defaults. Combinations are the engine's to check."""
+    specs = {spec.name: spec for spec in game.options}
+    given = json_format.MessageToDict(options)
+    if len(given) > len(specs):
+        raise invalid(field, f"{len(given)} options given; {game.id} has {len(specs)}", "INVALID_OPTION")
+    values = default_options(game)
+    for raw_name, value in given.items():
+        name = _snake(raw_name)
+        spec = specs.get(name)
+        where = f"{field}.{raw_name[:64]}"
+        if spec is None:
+            known = ", ".join(specs) or "none"
+            raise invalid(where, f"{game.id} has no option {raw_name[:64]!r} (options: {known})", "INVALID_OPTION")
+        values[name] = _option_value(spec, value, where)
+    return values
+
+
+def _option_value(spec: base.OptionSpec, value: Any, where: str) -> Any:
+    if spec.type == "int":
+        # JSON numbers arrive as floats; only whole numbers are ints.
+        if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+            raise invalid(where, f"must be a whole number, not {value!r:.40}", "INVALID_OPTION")
+        if value != int(value):
+            raise invalid(where, f"must be a whole number, not {value}", "INVALID_OPTION")
+        number = int(value)
+        low, high = spec.minimum, spec.maximum
+        if (low is not None and number < low) or (high is not None and number > high):
+            raise invalid(where, f"{number} is out of range {low}..{high}", "INVALID_OPTION")
+        return number
+    if spec.type == "bool":
+        if not isinstance(value, bool):
+            raise invalid(where, f"must be true or false, not {value!r:.40}", "INVALID_OPTION")
+        return value
+    if spec.type in ("string", "enum"):
+        if not isinstance(value, str):
+            raise invalid(where, f"must be a string, not {value!r:.40}", "INVALID_OPTION")
+        if len(value) > MAX_NOTATION:
+            raise invalid(where, f"is {len(value)} characters long; at most {MAX_NOTATION}", "INVALID_OPTION")
+        if spec.type == "enum" and value not in spec.choices:
+            raise invalid(where, f"{value[:40]!r} is not one of {', '.join(spec.choices)}", "INVALID_OPTION")
+        return value
+    if spec.type == "cells":
+        if not isinstance(value, list) or not all(isinstance(cell, str) and len(cell) <= 8 for cell in value):
+            raise invalid(where, "must be a list of cell names such as [\"a1\", \"c3\"]", "INVALID_OPTION")
+        if len(value) > 1024:
+            raise invalid(where, f"{len(value)} cells; at most 1024", "INVALID_OPTION")
+        return list(value)
+    raise TypeError(f"option {spec.name} has an unknown type {spec.type!r}")  # an engine's mistake, not the caller's

@@ -1,0 +1,328 @@
+"""The GameRules gRPC servicer: generic over the game registry, one method per RPC.
+
+Each method decodes the request once (``service/api/codec.py``), asks the engine, and encodes the answer.
+Every error leaves as a ``google.rpc.Status`` built in ``service/api/errors.py``; an unexpected exception
+is logged and answered INTERNAL (the fuzz tests exist to keep that from ever happening).
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import functools
+import hashlib
+import hmac
+import logging
+import threading
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any, TypeVar
+
+import grpc
+from grpc_status import rpc_status
+
+from gamerules.v1 import gamerules_pb2 as pb
+from gamerules.v1 import gamerules_pb2_grpc as pb_grpc
+from service.api import codec
+from service.api.errors import ApiError, from_rules_error, invalid, overloaded, unknown_game
+from service.games import GAMES, base
+from service.games.base import Game
+
+_log = logging.getLogger(__name__)
+
+DEFAULT_PAGE_SIZE = 100
+MAX_PAGE_SIZE = 1000
+MAX_MOVES_PER_CALL = 4096
+MAX_BATCH = 100
+MAX_TOP_N = 64
+_FIELD_LIMIT = 2**31 - 1
+
+
+@dataclass(frozen=True)
+class ServiceConfig:
+    """Per-process serving limits (flags and environment in ``service/api/server.py``)."""
+
+    max_think_ms: int = 10_000  # the cap on any one best-move search
+    search_slots: int = 2  # concurrent best-move searches in this process
+    search_wait_ms: int = 200  # how long a best-move call waits for a slot before RESOURCE_EXHAUSTED
+    # Reply this long before the caller's deadline, so the answer arrives in time.
+    deadline_margin_ms: int = 50
+    # Signs page tokens. Replicas that share it accept each other's tokens.
+    page_token_key: bytes = b"gamerules page token v1"
+
+
+# Called with (game id, level, result) after every search; the metrics module hooks in here.
+SearchObserver = Callable[[str, str, base.SearchResult], None]
+
+_Request = TypeVar("_Request")
+_Response = TypeVar("_Response")
+
+
+def _rpc(method: Callable[[Any, _Request, grpc.ServicerContext], _Response]) -> Callable[..., _Response]:
+    """Turn ApiError into a Status answer and any other exception into a logged INTERNAL."""
+
+    @functools.wraps(method)
+    def wrapper(self: Any, request: _Request, context: grpc.ServicerContext) -> _Response:
+        try:
+            return method(self, request, context)
+        except ApiError as error:
+            context.abort_with_status(rpc_status.to_status(error.to_status()))
+        except Exception:
+            _log.exception("unexpected failure in %s", method.__name__)
+            context.abort(grpc.StatusCode.INTERNAL, "internal error; it has been logged")
+        raise AssertionError("unreachable: abort raises")  # pragma: no cover
+
+    return wrapper
+
+
+class GameRulesServicer(pb_grpc.GameRulesServicer):
+    def __init__(
+        self,
+        games: Mapping[str, Game] = GAMES,
+        config: ServiceConfig | None = None,
+        observe_search: SearchObserver | None = None,
+    ) -> None:
+        self._games = games
+        self._config = config or ServiceConfig()
+        self._slots = threading.BoundedSemaphore(self._config.search_slots)
+        self._observe_search = observe_search
+        # Descriptions never change while the process runs: encode them once.
+        self._described = {game_id: codec.encode_game(game) for game_id, game in games.items()}
+
+    # --- helpers ---------------------------------------------------------------------------------
+
+    def _game(self, name: str, field: str = "game") -> Game:
+        if not name:
+            raise invalid(field, "the game is required, e.g. 'games/reversi'")
+        game = self._games.get(name.removeprefix("games/"))
+        if game is None:
+            raise unknown_game(name, field)
+        return game
+
+    def _token(self, position: base.Position, offset: int) -> str:
+        mac = hmac.new(self._config.page_token_key, f"{offset}|{position.to_notation()}".encode(), hashlib.sha256)
+        raw = offset.to_bytes(8, "big") + mac.digest()[:12]
+        return base64.urlsafe_b64encode(raw).decode().rstrip("=")
+
+    def _offset(self, position: base.Position, token: str) -> int:
+        """The offset a page token stands for; the token must have been made for this very position."""
+        if not token:
+            return 0
+        bad = invalid("page_token", "not a page token of this position's listing", "INVALID_PAGE_TOKEN")
+        if len(token) > 64:
+            raise bad
+        try:
+            raw = base64.urlsafe_b64decode(token + "=" * (-len(token) % 4))
+        except (binascii.Error, ValueError):
+            raise bad from None
+        if len(raw) != 20:
+            raise bad
+        offset = int.from_bytes(raw[:8], "big")
+        if not hmac.compare_digest(self._token(position, offset), token.rstrip("=")):
+            raise bad
+        return offset
+
+    # --- RPCs --------------------------------------------------------------------------------------
+
+    @_rpc
+    def ListGames(self, request: pb.ListGamesRequest, context: grpc.ServicerContext) -> pb.ListGamesResponse:
+        return pb.ListGamesResponse(games=list(self._described.values()))
+
+    @_rpc
+    def GetGame(self, request: pb.GetGameRequest, context: grpc.ServicerContext) -> pb.Game:
+        game = self._game(request.name, "name")
+        return self._described[game.id]
+
+    @_rpc
+    def NewGame(self, request: pb.NewGameRequest, context: grpc.ServicerContext) -> pb.NewGameResponse:
+        game = self._game(request.game)
+        if len(request.seed) > 1024:
+            raise invalid("seed", f"is {len(request.seed)} characters long; at most 1024")
+        options = codec.decode_options(game, request.options)
+        try:
+            position = game.new_position(options, request.seed)
+        except base.RulesError as error:
+            raise from_rules_error(error, "options") from None
+        response = pb.NewGameResponse(position=codec.encode_position(game, position))
+        if position.to_move:
+            response.to_move = position.to_move
+        return response
+
+    @_rpc
+    def LegalMoves(self, request: pb.LegalMovesRequest, context: grpc.ServicerContext) -> pb.LegalMovesResponse:
+        game = self._game(request.game)
+        position = codec.decode_position(game, request.position)
+        if request.page_size < 0:
+            raise invalid("page_size", f"must not be negative, got {request.page_size}")
+        size = min(request.page_size or DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE)
+        offset = self._offset(position, request.page_token)
+        total = position.legal_move_count()
+        if offset > total:
+            raise invalid("page_token", "points past the end of the listing", "INVALID_PAGE_TOKEN")
+        moves = position.legal_moves_page(offset, size)
+        response = pb.LegalMovesResponse(
+            moves=[codec.encode_move(game, position, move) for move in moves],
+            game_over=position.outcome() is not None,
+            # AIP-158's total_size is an int32; only giant custom Strands layouts could pass it.
+            total_size=min(total, _FIELD_LIMIT),
+        )
+        if position.to_move:
+            response.to_move = position.to_move
+        if offset + len(moves) < total:
+            response.next_page_token = self._token(position, offset + len(moves))
+        move_space = getattr(position, "move_space", None)
+        if move_space is not None:
+            for group in move_space():
+                response.move_space.add(
+                    label=group.label, cells=group.cells, min_count=group.min_count, max_count=group.max_count
+                )
+        return response
+
+    def _apply(
+        self, game: Game, position: base.Position, message: pb.Move, field: str
+    ) -> tuple[base.Position, pb.ApplyMoveResponse]:
+        move = codec.decode_move(game, position, message, field)
+        try:
+            after, events = position.apply(move)
+        except base.RulesError as error:
+            raise from_rules_error(error, field) from None
+        step = pb.ApplyMoveResponse(
+            position=codec.encode_position(game, after),
+            events=[codec.encode_event(event) for event in events],
+            game_over=after.outcome() is not None,
+            move=codec.encode_move(game, position, move),
+        )
+        if after.to_move:
+            step.to_move = after.to_move
+        return after, step
+
+    @_rpc
+    def ApplyMove(self, request: pb.ApplyMoveRequest, context: grpc.ServicerContext) -> pb.ApplyMoveResponse:
+        game = self._game(request.game)
+        position = codec.decode_position(game, request.position)
+        if not request.HasField("move"):
+            raise invalid("move", "a move is required, e.g. {\"notation\": \"d3\"}", "INVALID_MOVE")
+        return self._apply(game, position, request.move, "move")[1]
+
+    @_rpc
+    def ApplyMoves(self, request: pb.ApplyMovesRequest, context: grpc.ServicerContext) -> pb.ApplyMovesResponse:
+        game = self._game(request.game)
+        position = codec.decode_position(game, request.position)
+        if len(request.moves) > MAX_MOVES_PER_CALL:
+            raise invalid("moves", f"{len(request.moves)} moves; at most {MAX_MOVES_PER_CALL} per call")
+        response = pb.ApplyMovesResponse(position=request.position)
+        current = position
+        for index, message in enumerate(request.moves):
+            current, step = self._apply(game, current, message, f"moves[{index}]")
+            response.steps.append(step)
+        response.position.CopyFrom(codec.encode_position(game, current))
+        response.game_over = current.outcome() is not None
+        if current.to_move:
+            response.to_move = current.to_move
+        return response
+
+    def _score(self, game: Game, position: base.Position) -> pb.ScoreResponse:
+        outcome = position.outcome()
+        response = pb.ScoreResponse(
+            scores=list(position.scores()), game_over=outcome is not None, position=codec.encode_position(game, position)
+        )
+        if outcome is not None:
+            response.reason = outcome.reason if outcome.winner else "draw"
+            response.detail = outcome.detail
+            if outcome.winner:
+                response.winner = outcome.winner
+        if position.to_move:
+            response.to_move = position.to_move
+        group_sizes = getattr(position, "group_sizes", None)
+        if group_sizes is not None:
+            for seat in (1, 2):
+                response.group_sizes.add(seat=seat, sizes=group_sizes(seat))
+        return response
+
+    @_rpc
+    def Score(self, request: pb.ScoreRequest, context: grpc.ServicerContext) -> pb.ScoreResponse:
+        game = self._game(request.game)
+        return self._score(game, codec.decode_position(game, request.position))
+
+    @_rpc
+    def BatchScore(self, request: pb.BatchScoreRequest, context: grpc.ServicerContext) -> pb.BatchScoreResponse:
+        game = self._game(request.game)
+        if len(request.positions) > MAX_BATCH:
+            raise invalid("positions", f"{len(request.positions)} positions; at most {MAX_BATCH} per call")
+        positions = [
+            codec.decode_position(game, message, f"positions[{index}]") for index, message in enumerate(request.positions)
+        ]
+        return pb.BatchScoreResponse(scores=[self._score(game, position) for position in positions])
+
+    @_rpc
+    def BestMove(self, request: pb.BestMoveRequest, context: grpc.ServicerContext) -> pb.BestMoveResponse:
+        started = time.monotonic()
+        game = self._game(request.game)
+        position = codec.decode_position(game, request.position)
+        limits = _decode_limits(request.limits, self._config.max_think_ms)
+        if request.top_n < 0:
+            raise invalid("top_n", f"must not be negative, got {request.top_n}")
+        top_n = min(max(request.top_n, 1), MAX_TOP_N)
+        if len(request.seed) > 1024:
+            raise invalid("seed", f"is {len(request.seed)} characters long; at most 1024")
+        if len(request.level) > 64:
+            raise invalid("level", "is longer than any level name", "UNKNOWN_LEVEL")
+        if position.outcome() is not None:
+            raise from_rules_error(base.GameOverError("the game is over: there is no move to choose"), "position")
+
+        # The search must end in time for its answer to reach the caller before the deadline, and never
+        # later than the server's cap; a cancelled call stops it at once.
+        budget_s = self._config.max_think_ms / 1000
+        remaining = context.time_remaining()
+        if remaining is not None:
+            budget_s = min(budget_s, remaining - self._config.deadline_margin_ms / 1000 - (time.monotonic() - started))
+        stop_at = time.monotonic() + max(budget_s, 0.0)
+
+        def stop() -> bool:
+            return time.monotonic() >= stop_at or not context.is_active()
+
+        wait_s = min(self._config.search_wait_ms / 1000, max(budget_s, 0.0))
+        if not self._slots.acquire(timeout=wait_s):
+            raise overloaded("too many best-move searches in progress; retry shortly")
+        try:
+            result = game.best_move(position, request.level or None, limits, base.seeded_int(request.seed), top_n, stop)
+        except base.UnknownLevel as error:
+            raise from_rules_error(error, "level", text=True) from None
+        except base.RulesError as error:
+            raise from_rules_error(error, "position") from None
+        finally:
+            self._slots.release()
+        level = request.level or game.default_level
+        if self._observe_search is not None:
+            self._observe_search(game.id, level, result)
+        if not context.is_active():
+            result.stop_reason = "cancelled"
+        return pb.BestMoveResponse(
+            move=codec.encode_move(game, position, result.move),
+            value=result.value,
+            exact=result.exact,
+            depth=result.depth,
+            nodes=min(result.nodes, _FIELD_LIMIT),
+            elapsed_ms=min(round(result.elapsed_ms), _FIELD_LIMIT),
+            stop_reason=result.stop_reason,
+            pv=codec.encode_line(game, position, result.pv),
+            alternatives=[
+                pb.ScoredMove(move=codec.encode_move(game, position, scored.move), value=scored.value, exact=scored.exact)
+                for scored in result.alternatives
+            ],
+            level=level,
+        )
+
+
+def _decode_limits(message: pb.SearchLimits, max_think_ms: int) -> base.Limits | None:
+    for name in ("max_time_ms", "max_depth", "max_nodes"):
+        if getattr(message, name) < 0:
+            raise invalid(f"limits.{name}", f"must not be negative, got {getattr(message, name)}")
+    if not (message.max_time_ms or message.max_depth or message.max_nodes):
+        return None
+    return base.Limits(
+        max_time_ms=min(message.max_time_ms, max_think_ms) if message.max_time_ms else None,
+        max_depth=message.max_depth or None,
+        max_nodes=message.max_nodes or None,
+    )

@@ -1,0 +1,85 @@
+"""``make run``: the gRPC server and the REST gateway (under gunicorn) on localhost, until Ctrl-C / SIGTERM.
+
+Each runs as its own process tree, as in production; this only starts both, says where they listen with
+one example call, and passes a stop signal on to both.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import grpc
+from grpc_health.v1 import health_pb2, health_pb2_grpc
+
+
+def _wait_serving(address: str, timeout_s: float) -> bool:
+    deadline = time.monotonic() + timeout_s
+    with grpc.insecure_channel(address) as channel:
+        stub = health_pb2_grpc.HealthStub(channel)
+        while time.monotonic() < deadline:
+            try:
+                if stub.Check(health_pb2.HealthCheckRequest(), timeout=1).status == health_pb2.HealthCheckResponse.SERVING:
+                    return True
+            except grpc.RpcError:
+                time.sleep(0.2)
+    return False
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description="Start the gamerules gRPC server and REST gateway.")
+    parser.add_argument("--host", default="localhost")
+    parser.add_argument("--grpc-port", type=int, default=50051)
+    parser.add_argument("--http-port", type=int, default=8080)
+    parser.add_argument("--gateway-workers", type=int, default=2)
+    args = parser.parse_args()
+
+    grpc_address = f"{args.host}:{args.grpc_port}"
+    server = subprocess.Popen(
+        [sys.executable, "-m", "service.api.server", "--host", args.host, "--port", str(args.grpc_port)]
+    )
+    if not _wait_serving(grpc_address, 30):
+        server.terminate()
+        print(f"the gRPC server did not start on {grpc_address}", file=sys.stderr)
+        return 1
+    gateway = subprocess.Popen(
+        [
+            sys.executable, "-m", "gunicorn",
+            "--bind", f"{args.host}:{args.http_port}",
+            "--workers", str(args.gateway_workers), "--worker-class", "gthread", "--threads", "8",
+            "--graceful-timeout", "15", "--access-logfile", "-",
+            "service.api.gateway:create_app()",
+        ],
+        env={**os.environ, "GAMERULES_BACKEND": grpc_address},
+    )  # fmt: skip
+    print(
+        f"\ngamerules: gRPC on {grpc_address}, REST on http://{args.host}:{args.http_port}\n"
+        f"  curl -s http://{args.host}:{args.http_port}/v1/games/reversi:legalMoves "
+        "-d '{\"position\": {\"notation\": \"" + _reversi_start() + "\"}}'\n"
+        f"  grpcurl -plaintext {grpc_address} list\n",
+        flush=True,
+    )
+
+    def stop(signum: int, frame: object) -> None:
+        for process in (gateway, server):
+            if process.poll() is None:
+                process.send_signal(signal.SIGTERM)
+
+    signal.signal(signal.SIGTERM, stop)
+    signal.signal(signal.SIGINT, stop)
+    codes = [gateway.wait(), server.wait()]
+    return 0 if all(code in (0, -signal.SIGTERM) for code in codes) else 1
+
+
+def _reversi_start() -> str:
+    from service.games import GAMES, default_options
+
+    return GAMES["reversi"].new_position(default_options(GAMES["reversi"]), "").to_notation()
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,96 @@
+"""Real servers for the transport tests: an in-process gRPC server on a free loopback port, and a real
+gateway process (gunicorn) in front of it."""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Iterator
+
+import grpc
+import pytest
+
+from gamerules.v1 import gamerules_pb2_grpc as pb_grpc
+from service.api.server import ServerConfig, create_server
+from service.api.servicer import ServiceConfig
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+@pytest.fixture(scope="session")
+def grpc_address() -> Iterator[str]:
+    config = ServerConfig(service=ServiceConfig(max_think_ms=5000, search_slots=2))
+    running = create_server(config, address="127.0.0.1:0")
+    yield f"127.0.0.1:{running.port}"
+    running.shutdown(1)
+
+
+@pytest.fixture(scope="session")
+def channel(grpc_address: str) -> Iterator[grpc.Channel]:
+    with grpc.insecure_channel(grpc_address) as channel:
+        yield channel
+
+
+@pytest.fixture(scope="session")
+def stub(channel: grpc.Channel) -> pb_grpc.GameRulesStub:
+    return pb_grpc.GameRulesStub(channel)
+
+
+def wait_http(url: str, timeout_s: float = 30) -> None:
+    deadline = time.monotonic() + timeout_s
+    while True:
+        try:
+            with urllib.request.urlopen(url, timeout=2):
+                return
+        except (urllib.error.URLError, ConnectionError, OSError):
+            if time.monotonic() > deadline:
+                raise
+            time.sleep(0.1)
+
+
+@pytest.fixture(scope="session")
+def gateway_url(grpc_address: str) -> Iterator[str]:
+    """A real gateway process under gunicorn, forwarding to the in-process gRPC server."""
+    port = free_port()
+    process = subprocess.Popen(
+        [
+            sys.executable, "-m", "gunicorn", "--bind", f"127.0.0.1:{port}", "--workers", "1",
+            "--worker-class", "gthread", "--threads", "8", "--log-level", "warning",
+            "service.api.gateway:create_app()",
+        ],
+        env={**os.environ, "GAMERULES_BACKEND": grpc_address},
+    )  # fmt: skip
+    url = f"http://127.0.0.1:{port}"
+    try:
+        wait_http(url + "/healthz")
+        yield url
+    finally:
+        process.terminate()
+        process.wait(timeout=20)
+
+
+def http(
+    base_url: str, path: str, body: object = None, method: str | None = None, headers: dict[str, str] | None = None
+) -> tuple[int, dict, dict[str, str]]:
+    """One HTTP call: (status, JSON body, headers). ``body`` may be bytes to send as is."""
+    import json
+
+    data = body if isinstance(body, bytes) else None if body is None else json.dumps(body).encode()
+    req = urllib.request.Request(base_url + path, data=data, method=method or ("POST" if data is not None else "GET"))
+    req.add_header("Content-Type", "application/json")
+    for key, value in (headers or {}).items():
+        req.add_header(key, value)
+    try:
+        with urllib.request.urlopen(req, timeout=30) as answer:
+            return answer.status, json.loads(answer.read() or b"{}"), dict(answer.headers)
+    except urllib.error.HTTPError as error:
+        return error.code, json.loads(error.read() or b"{}"), dict(error.headers)

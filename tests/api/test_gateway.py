@@ -1,0 +1,119 @@
+"""The REST gateway: a real gunicorn process in front of a real gRPC server, spoken to over HTTP."""
+
+from __future__ import annotations
+
+import pytest
+
+from service.api.gateway import compile_template, parse_error_field
+from service.games import GAMES, default_options
+from tests.api.conftest import http
+
+START = GAMES["reversi"].new_position(default_options(GAMES["reversi"]), "").to_notation()
+
+
+def reason_of(body: dict) -> str:
+    return next(d["reason"] for d in body["details"] if d["@type"].endswith("ErrorInfo"))
+
+
+def fields_of(body: dict) -> list[str]:
+    return [v["field"] for d in body["details"] if d["@type"].endswith("BadRequest") for v in d["fieldViolations"]]
+
+
+def test_templates_compile_from_the_http_rules():
+    pattern = compile_template("/v1/{game=games/*}:legalMoves")
+    assert pattern.match("/v1/games/reversi:legalMoves").group("game") == "games/reversi"
+    assert pattern.match("/v1/games/reversi") is None
+    assert compile_template("/v1/{name=games/*}").match("/v1/games/kalah:newGame") is None
+
+
+def test_parse_error_fields():
+    assert parse_error_field('Failed to parse position field: Failed to parse notation field: bad.') == "position.notation"
+    assert parse_error_field('Message type "X" has no field named "pageSizes" at "X".') == "page_sizes"
+
+
+def test_games_and_the_done_when_walkthrough(gateway_url):
+    status, body, _ = http(gateway_url, "/v1/games")
+    assert status == 200 and "reversi" in [g["id"] for g in body["games"]]
+    status, body, _ = http(gateway_url, "/v1/games/reversi")
+    assert status == 200 and body["name"] == "games/reversi" and body["defaultLevel"] == "expert"
+
+    status, body, _ = http(gateway_url, "/v1/games/reversi:newGame", {"options": {}, "seed": "1"})
+    assert status == 200 and body["position"]["notation"] == START and body["toMove"] == 1
+
+    status, body, _ = http(gateway_url, "/v1/games/reversi:legalMoves", {"position": {"notation": START}})
+    assert status == 200
+    assert [m["notation"] for m in body["moves"]] == ["c4", "d3", "e6", "f5"]
+    assert body["toMove"] == 1 and body["gameOver"] is False and body["totalSize"] == 4
+    assert body["nextPageToken"] == ""
+
+    status, body, _ = http(
+        gateway_url, "/v1/games/reversi:applyMove", {"position": {"notation": START}, "move": {"notation": "d3"}}
+    )
+    assert status == 200 and body["toMove"] == 2 and body["gameOver"] is False
+    assert body["events"][0]["type"] == "place"
+    status, score, _ = http(gateway_url, "/v1/games/reversi:score", {"position": body["position"]})
+    assert status == 200 and score["scores"] == [4, 1] and score["gameOver"] is False and "winner" not in score
+
+
+def test_structured_position_and_options_in_camel_case(gateway_url):
+    status, body, _ = http(gateway_url, "/v1/games/reversi:newGame", {"options": {"size": 6, "blackSeat": 2}})
+    assert status == 200 and body["toMove"] == 2
+    structured = {"reversi": body["position"]["reversi"]}
+    status, moves, _ = http(gateway_url, "/v1/games/reversi:legalMoves", {"position": structured, "pageSize": 2})
+    assert status == 200 and len(moves["moves"]) == 2 and moves["totalSize"] == 4 and moves["nextPageToken"]
+
+
+def test_best_move_over_http(gateway_url):
+    request = {"position": {"notation": START}, "level": "expert", "seed": "7", "topN": 3, "limits": {"maxDepth": 2}}
+    status, body, _ = http(gateway_url, "/v1/games/reversi:bestMove", request)
+    assert status == 200 and body["move"]["notation"] in {"c4", "d3", "e6", "f5"}
+    assert body["depth"] == 2 and len(body["alternatives"]) == 3 and body["pv"][0] == body["move"]
+    assert isinstance(body["nodes"], int) and isinstance(body["exact"], bool)
+
+
+@pytest.mark.parametrize(
+    ("path", "body", "status", "reason", "field"),
+    [
+        ("/v1/games/reversi:score", {"position": {"notation": "B W"}}, 400, "INVALID_NOTATION", "position.notation"),
+        ("/v1/games/reversi:score", {"position": {"reversi": {"board": ["...."]}}}, 400, "INVALID_POSITION", None),
+        ("/v1/games/reversi:score", {"position": {"notation": 5}}, 400, "INVALID_JSON", "position.notation"),
+        ("/v1/games/reversi:score", {"positon": {}}, 400, "INVALID_JSON", "positon"),
+        ("/v1/games/reversi:score", b"{not json", 400, "INVALID_JSON", "body"),
+        ("/v1/games/reversi:score", b"[1, 2]", 400, "INVALID_JSON", "body"),
+        ("/v1/games/reversi:legalMoves", {"position": {"notation": START}, "pageSize": "x"}, 400, "INVALID_JSON",
+         "page_size"),
+        ("/v1/games/reversi:applyMove", {"position": {"notation": START}, "move": {"notation": "a1"}}, 400,
+         "ILLEGAL_MOVE", None),
+        ("/v1/games/reversi:bestMove", {"position": {"notation": START}, "level": "godlike"}, 400, "UNKNOWN_LEVEL",
+         "level"),
+        ("/v1/games/chess:score", {"position": {"notation": START}}, 404, "UNKNOWN_GAME", None),
+        ("/v1/games/chess", None, 404, "UNKNOWN_GAME", None),
+        ("/v1/nothing/here", None, 404, "NOT_FOUND", None),
+        ("/v1/games/reversi:newGame", {"options": {"size": 5}}, 400, "INVALID_OPTION", "options.size"),
+        ("/v1/games/reversi:score", b"{" + b'"a":' * 1 + b'"' + b"x" * (2 << 20) + b'"}', 400, "REQUEST_TOO_LARGE",
+         "body"),
+    ],
+)  # fmt: skip
+def test_errors_are_status_bodies(gateway_url, path, body, status, reason, field):
+    got, answer, _ = http(gateway_url, path, body)
+    assert got == status, answer
+    assert set(answer) >= {"code", "message", "details"} and answer["message"]
+    assert reason_of(answer) == reason
+    if field:
+        assert field in fields_of(answer)
+
+
+def test_method_not_allowed_and_deadline_header(gateway_url):
+    status, body, _ = http(gateway_url, "/v1/games/reversi:score", method="GET")
+    assert status == 501 and body["code"] == 12
+    status, body, _ = http(gateway_url, "/v1/games", headers={"Grpc-Timeout": "soon"})
+    assert status == 400 and reason_of(body) == "INVALID_TIMEOUT"
+    request = {"position": {"notation": START}, "limits": {"maxDepth": 60}}
+    status, body, _ = http(gateway_url, "/v1/games/reversi:bestMove", request, headers={"Grpc-Timeout": "400m"})
+    assert status == 200 and body["stopReason"] in {"deadline", "time", "cancelled"}
+
+
+def test_health_endpoints(gateway_url):
+    assert http(gateway_url, "/healthz")[0] == 200
+    status, body, _ = http(gateway_url, "/readyz")
+    assert status == 200 and body["status"] == "ready"
