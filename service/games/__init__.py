@@ -1,23 +1,34 @@
-"""The registry of games: one line per game. The transport and the tests are generic over it."""
+"""The registry of games: one line per game. The transport and the tests are generic over it.
+
+Engines are imported on first use of ``GAMES`` (PEP 562), not when this package is imported: the search
+core imports ``service.games.base``, and engines import the search core, so an eager registry here would
+make importing ``service.search`` first a circular import.
+"""
 
 from __future__ import annotations
 
 import importlib
+from typing import TYPE_CHECKING, Any
 
 from service.games.base import Game
 
 # Module names under service.games; each defines GAME. Adding a game = one entry here.
-_MODULES = ("reversi",)
+_MODULES = ("reversi", "petak_sawah")
 
-GAMES: dict[str, Game] = {}
-for _name in _MODULES:
-    _game: Game = importlib.import_module(f"service.games.{_name}").GAME
-    GAMES[_game.id] = _game
+_registry: dict[str, Game] = {}
+
+if TYPE_CHECKING:
+    GAMES: dict[str, Game]
 
 
-def get_game(game_id: str) -> Game | None:
-    """The game with this id ("reversi") or resource name ("games/reversi"), or None."""
-    return GAMES.get(game_id.removeprefix("games/"))
+def __getattr__(name: str) -> Any:
+    if name != "GAMES":
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    if not _registry:
+        for module in _MODULES:
+            game: Game = importlib.import_module(f"{__name__}.{module}").GAME
+            _registry[game.id] = game
+    return _registry
 
 
 def default_options(game: Game) -> dict[str, object]:

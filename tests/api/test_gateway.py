@@ -42,7 +42,8 @@ def test_games_and_the_done_when_walkthrough(gateway_url):
 
     status, body, _ = http(gateway_url, "/v1/games/reversi:legalMoves", {"position": {"notation": START}})
     assert status == 200
-    assert [m["notation"] for m in body["moves"]] == ["c4", "d3", "e6", "f5"]
+    # Board order (row by row from the top), as rules.md orders cells.
+    assert [m["notation"] for m in body["moves"]] == ["d3", "c4", "f5", "e6"]
     assert body["toMove"] == 1 and body["gameOver"] is False and body["totalSize"] == 4
     assert body["nextPageToken"] == ""
 
@@ -105,7 +106,7 @@ def test_errors_are_status_bodies(gateway_url, path, body, status, reason, field
 
 def test_method_not_allowed_and_deadline_header(gateway_url):
     status, body, _ = http(gateway_url, "/v1/games/reversi:score", method="GET")
-    assert status == 501 and body["code"] == 12
+    assert status == 405 and body["code"] == 12  # grpc-gateway v2: 405, UNIMPLEMENTED in the body
     status, body, _ = http(gateway_url, "/v1/games", headers={"Grpc-Timeout": "soon"})
     assert status == 400 and reason_of(body) == "INVALID_TIMEOUT"
     request = {"position": {"notation": START}, "limits": {"maxDepth": 60}}
