@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 from service.games.base import Game
 
 # Module names under service.games; each defines GAME. Adding a game = one entry here.
-_MODULES = ("reversi", "kalah", "petak_sawah", "strands")
+_MODULES = ("reversi", "kalah", "dots_and_boxes", "petak_sawah", "strands")
 
 _registry: dict[str, Game] = {}
 
