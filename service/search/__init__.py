@@ -14,25 +14,35 @@ Public API (signatures are fixed; every game codes against them):
     reached only finished games (no heuristic leaf), then ``value`` is the proved final margin.
     ``evaluate(position, seat)`` overrides ``position.evaluate`` (levels with different evaluations).
     ``top_n`` > 1 scores that many root moves with full windows (multi-PV) into ``alternatives``.
+    Optional keywords: ``tt_size`` (table entries, default 250 000; 0 disables the table) and ``aspiration``
+    (first root window half-width in the game's units, default 2.0; 0 disables aspiration windows).
 
 ``mcts(position, limits, *, stop=never, top_n=1, rng=None, rollout=None) -> SearchResult``
     UCT Monte Carlo tree search over ``search_moves`` (``service/search/mcts.py``) for games whose
     branching defeats alpha-beta. ``rollout(position, rng) -> Move`` picks playout moves (default:
     uniform over ``search_moves``). Values are mean outcomes mapped to the game's units.
+    ``max_nodes`` counts iterations (default 1000 when neither nodes nor time is limited). Optional
+    keywords: ``exploration`` (UCB1 constant, default 0.7) and ``widening`` (progressive widening: a node
+    with n visits opens the first ceil(widening*sqrt(n)) of its ``search_moves``; default 2.0; None = all).
 
 ``greedy(position, key, rng, top_n=1) -> SearchResult``
     One-ply choice: the move maximising ``key(position, move)`` with seeded random tie-breaks
-    (``service/search/levels.py``); ``stop_reason`` "rule".
+    (``service/search/levels.py``); ``stop_reason`` "rule". Optional keyword ``moves`` (default
+    ``position.search_moves()``) names the candidates.
 
 ``play_level(game, position, level, limits, seed, top_n, stop, strategies) -> SearchResult``
     The shared ``Game.best_move`` driver (``service/search/levels.py``): raises GameOverError on a
     finished game and UnknownLevel for an unknown level, merges the level's default limits with the
     caller's (the caller's win where given), seeds ``random.Random(seed)``, composes the time limit
     with ``stop``, calls ``strategies[level](position, limits, rng, top_n, stop)`` and fills
-    ``elapsed_ms``. A game's ``best_move`` is one call to it.
+    ``elapsed_ms``. A game's ``best_move`` is one call to it. ``level`` "" means the default level; limits
+    that are 0 or negative (proto3's unset) count as not given; a string seed goes through ``seeded_int``.
+    The ``stop`` handed to the strategy is a Deadline: pass it on to ``search``/``mcts`` as their ``stop``.
 
 ``Deadline(limits, stop)``: the one stop mechanism; ``deadline.expired()`` is cheap enough to poll every
-node (it reads the clock only every few hundred calls) and remembers why it stopped.
+node (it reads the clock only every few hundred calls) and remembers why it stopped (``reason``: "nodes",
+"time", "cancelled", or the non-empty string a ``stop()`` returned instead of True, e.g. "deadline").
+A Deadline is itself a stop signal, so searches nest under one (``play_level`` does this).
 """
 
 from service.search.alphabeta import search

@@ -1,0 +1,182 @@
+"""UCT Monte Carlo tree search, for games whose branching defeats alpha-beta (Strands).
+
+Game rules are in ``shared/spec/rules.md``; this module only knows the search hooks of ``base.Position``.
+
+- Selection by UCB1 on win rates (win 1, draw ½, loss 0, judged by the sign of ``final_value``), from the
+  point of view of the seat that made the move into each node, so seats that move twice in a row need no
+  special case.
+- Progressive widening: a node with ``n`` visits considers only the first ``ceil(2·√n)`` moves of the
+  engine's ``search_moves()`` order (best first by the engine's hints), so huge move lists are opened
+  gradually instead of one visit each.
+- Playouts pick moves with ``rollout(position, rng)`` (default: uniform over ``search_moves()``) to the end
+  of the game; the final margin (``final_value``) is averaged for the reported values.
+- Budget: one Deadline (``max_nodes`` = iterations, ``max_time_ms``, ``stop()``); with neither a node nor
+  a time limit the search runs ``DEFAULT_ITERATIONS`` iterations. ``max_depth`` is not used.
+
+Answer: the most visited root move (ties: better mean, then the engine's order), its mean final margin
+from the mover's view, the principal variation along the most visited children, ``alternatives`` the
+``top_n`` most visited moves. Values are exact only for a move that ends the game at once.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from service.games.base import GameOverError, Limits, Move, ScoredMove, SearchResult, StopSignal
+from service.search.levels import Deadline, never, static_value
+
+DEFAULT_ITERATIONS = 1000
+EXPLORATION = 0.7  # UCB1 constant for rewards in [0, 1]
+WIDENING = 2.0  # a node with n visits considers ceil(WIDENING * sqrt(n)) moves
+
+
+class _Node:
+    """One position in the tree; statistics are from the point of view of ``mover``."""
+
+    __slots__ = ("children", "margin", "move", "mover", "moves", "position", "visits", "wins")
+
+    def __init__(self, position: Any, move: Move, mover: int) -> None:
+        self.position = position
+        self.move = move
+        self.mover = mover  # the seat that played ``move`` (0 at the root)
+        self.moves: Sequence[Move] | None = None  # search_moves(), fetched on the first visit
+        self.children: list[_Node] = []
+        self.visits = 0
+        self.wins = 0.0  # sum of rewards for ``mover``
+        self.margin = 0.0  # sum of final margins for ``mover``
+
+
+def _rank(node: _Node) -> tuple[int, float]:
+    return (node.visits, node.margin / node.visits if node.visits else -math.inf)
+
+
+def mcts(
+    position: Any,
+    limits: Limits | None = None,
+    *,
+    stop: StopSignal = never,
+    top_n: int = 1,
+    rng: random.Random | None = None,
+    rollout: Callable[[Any, random.Random], Move] | None = None,
+    exploration: float = EXPLORATION,
+    widening: float | None = WIDENING,
+) -> SearchResult:
+    """UCT from ``position`` for the seat to move (see the module docstring). ``rng`` drives expansion
+    order ties, playouts and nothing else: same seed, same limits without time => same answer.
+    ``exploration`` is the UCB1 constant; ``widening`` None opens every move of a node at once."""
+    seat = position.to_move
+    if seat == 0:
+        raise GameOverError("the game is over: there is no move to search", "position")
+    limits = limits or Limits()
+    if limits.max_nodes is None and limits.max_time_ms is None:
+        limits = Limits(max_nodes=DEFAULT_ITERATIONS)
+    rng = rng or random.Random(0)
+    deadline = Deadline(limits, stop)
+    expired = deadline.expired
+    rand = rng.random
+    log = math.log
+    sqrt = math.sqrt
+
+    root = _Node(position, None, 0)
+    root.moves = position.search_moves()
+    if not root.moves:
+        raise GameOverError("the position has no moves to search", "position")
+    iterations = 0
+    max_depth = 0
+    stopped = False
+    while not expired(iterations):
+        node = root
+        path = [root]
+        # Selection and expansion.
+        while node.position.to_move != 0:
+            moves = node.moves
+            if moves is None:
+                moves = node.moves = node.position.search_moves()
+            children = node.children
+            opened = len(children)
+            allowed = len(moves)
+            if widening is not None:
+                allowed = min(allowed, max(1, math.ceil(widening * sqrt(node.visits))))
+            if opened < allowed:
+                move = moves[opened]
+                child = _Node(node.position.play(move), move, node.position.to_move)
+                children.append(child)
+                path.append(child)
+                node = child
+                break
+            scale = exploration * sqrt(log(node.visits))
+            best = children[0]
+            best_u = -math.inf
+            for c in children:
+                u = c.wins / c.visits + scale / sqrt(c.visits)
+                if u > best_u:
+                    best_u = u
+                    best = c
+            node = best
+            path.append(node)
+        if len(path) - 1 > max_depth:
+            max_depth = len(path) - 1
+        # Playout.
+        p = node.position
+        while p.to_move != 0:
+            if expired(iterations):
+                stopped = True
+                break
+            if rollout is None:
+                ms = p.search_moves()
+                p = p.play(ms[int(rand() * len(ms))])
+            else:
+                p = p.play(rollout(p, rng))
+        if stopped:
+            break
+        f1 = float(p.final_value(1))
+        f2 = float(p.final_value(2))
+        margins = (0.0, f1, f2)
+        rewards = (0.0, 1.0 if f1 > 0 else 0.0 if f1 < 0 else 0.5, 1.0 if f2 > 0 else 0.0 if f2 < 0 else 0.5)
+        root.visits += 1
+        for n in path[1:]:
+            n.visits += 1
+            n.wins += rewards[n.mover]
+            n.margin += margins[n.mover]
+        iterations += 1
+
+    reason = deadline.reason
+    ranked = sorted(root.children, key=_rank, reverse=True)  # stable: the engine's order breaks full ties
+    if not ranked or ranked[0].visits == 0:
+        move = root.moves[0]
+        value = static_value(position, move, seat)
+        ended = position.play(move).to_move == 0
+        return SearchResult(
+            move=move,
+            value=value + 0.0,
+            exact=False,
+            depth=0,
+            nodes=iterations,
+            stop_reason=reason,
+            pv=[move],
+            alternatives=[ScoredMove(move, value + 0.0, ended)],
+        )
+    best = ranked[0]
+    pv = [best.move]
+    node = best
+    while node.children:
+        node = max(node.children, key=_rank)
+        if node.visits == 0:
+            break
+        pv.append(node.move)
+    alternatives = [
+        ScoredMove(c.move, c.margin / c.visits + 0.0, c.position.to_move == 0) for c in ranked[:top_n] if c.visits
+    ]
+    return SearchResult(
+        move=best.move,
+        value=best.margin / best.visits + 0.0,
+        exact=False,
+        depth=max_depth,
+        nodes=iterations,
+        stop_reason=reason,
+        pv=pv,
+        alternatives=alternatives,
+    )
