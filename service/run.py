@@ -23,7 +23,8 @@ def _wait_serving(address: str, timeout_s: float) -> bool:
         stub = health_pb2_grpc.HealthStub(channel)
         while time.monotonic() < deadline:
             try:
-                if stub.Check(health_pb2.HealthCheckRequest(), timeout=1).status == health_pb2.HealthCheckResponse.SERVING:
+                answer = stub.Check(health_pb2.HealthCheckRequest(), timeout=1)
+                if answer.status == health_pb2.HealthCheckResponse.SERVING:
                     return True
             except grpc.RpcError:
                 time.sleep(0.2)
@@ -35,23 +36,26 @@ def main() -> int:
     parser.add_argument("--host", default="localhost")
     parser.add_argument("--grpc-port", type=int, default=50051)
     parser.add_argument("--http-port", type=int, default=8080)
+    parser.add_argument("--metrics-port", type=int, default=9464, help="the gRPC server's metrics; 0: none")
     parser.add_argument("--gateway-workers", type=int, default=2)
     args = parser.parse_args()
 
     grpc_address = f"{args.host}:{args.grpc_port}"
+    # The server reads the rest of its configuration (GAMERULES_*) from the environment: see the README.
     server = subprocess.Popen(
-        [sys.executable, "-m", "service.api.server", "--host", args.host, "--port", str(args.grpc_port)]
-    )
+        [
+            sys.executable, "-m", "service.api.server",
+            "--host", args.host, "--port", str(args.grpc_port), "--metrics-port", str(args.metrics_port),
+        ]
+    )  # fmt: skip
     if not _wait_serving(grpc_address, 30):
         server.terminate()
         print(f"the gRPC server did not start on {grpc_address}", file=sys.stderr)
         return 1
     gateway = subprocess.Popen(
         [
-            sys.executable, "-m", "gunicorn",
-            "--bind", f"{args.host}:{args.http_port}",
-            "--workers", str(args.gateway_workers), "--worker-class", "gthread", "--threads", "8",
-            "--graceful-timeout", "15", "--access-logfile", "-",
+            sys.executable, "-m", "gunicorn", "-c", "python:service.api.gunicorn_conf",
+            "--bind", f"{args.host}:{args.http_port}", "--workers", str(args.gateway_workers),
             "service.api.gateway:create_app()",
         ],
         env={**os.environ, "GAMERULES_BACKEND": grpc_address},
@@ -59,8 +63,10 @@ def main() -> int:
     print(
         f"\ngamerules: gRPC on {grpc_address}, REST on http://{args.host}:{args.http_port}\n"
         f"  curl -s http://{args.host}:{args.http_port}/v1/games/reversi:legalMoves "
-        "-d '{\"position\": {\"notation\": \"" + _reversi_start() + "\"}}'\n"
-        f"  grpcurl -plaintext {grpc_address} list\n",
+        '-d \'{"position": {"notation": "' + _reversi_start() + "\"}}'\n"
+        f"  grpcurl -plaintext {grpc_address} list\n"
+        + (f"  metrics: http://{args.host}:{args.metrics_port}/metrics (gRPC server), " if args.metrics_port else "  ")
+        + f"http://{args.host}:{args.http_port}/metrics (gateway)\n",
         flush=True,
     )
 

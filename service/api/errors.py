@@ -14,6 +14,10 @@ from google.rpc import code_pb2, error_details_pb2, status_pb2
 from service.games import base
 
 DOMAIN = "gamerules.v1"
+# Messages and field names may quote the caller's input. gRPC sends the message twice (percent-encoded, and in
+# the Status), and a client drops answers whose metadata passes 8 KiB: cut to these many UTF-8 bytes.
+MAX_MESSAGE_BYTES = 512
+MAX_FIELD_BYTES = 256
 
 _CODES: dict[type[base.RulesError], grpc.StatusCode] = {
     base.IllegalMove: grpc.StatusCode.FAILED_PRECONDITION,
@@ -32,11 +36,12 @@ class ApiError(Exception):
         field: str = "",
         metadata: dict[str, str] | None = None,
     ) -> None:
+        message = _bounded(message, MAX_MESSAGE_BYTES)
         super().__init__(message)
         self.code = code
         self.reason = reason
         self.message = message
-        self.field = field
+        self.field = _bounded(field, MAX_FIELD_BYTES)
         self.metadata = metadata or {}
 
     def to_status(self) -> status_pb2.Status:
@@ -57,6 +62,13 @@ class ApiError(Exception):
             any_detail.Pack(detail)
             packed.append(any_detail)
         return status_pb2.Status(code=self.code.value[0], message=self.message, details=packed)
+
+
+def _bounded(text: str, limit: int) -> str:
+    encoded = text.encode("utf-8", "replace")
+    if len(encoded) <= limit:
+        return text
+    return encoded[: limit - 3].decode("utf-8", "ignore") + "…"
 
 
 def invalid(field: str, message: str, reason: str = "INVALID_ARGUMENT") -> ApiError:

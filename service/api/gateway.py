@@ -5,9 +5,15 @@ JSON is the standard proto3 mapping (what grpc-gateway or Envoy would produce fr
 caller's deadline travels on as the gRPC deadline (``Grpc-Timeout`` header, as grpc-gateway reads it), and
 errors come back as the ``google.rpc.Status`` JSON with grpc-gateway v2's status codes.
 
-Run it under a production WSGI server: ``gunicorn 'service.api.gateway:create_app()'`` (``service/run.py``
-does this for ``make run``). Configuration: ``GAMERULES_BACKEND`` (the gRPC address, default
-``localhost:50051``), ``GAMERULES_GATEWAY_TIMEOUT_S`` (default deadline, 30).
+Run it under a production WSGI server: ``gunicorn -c python:service.api.gunicorn_conf
+'service.api.gateway:create_app()'`` (``service/run.py`` does this for ``make run``; the config puts the
+workers' metrics in one multi-process directory). Configuration (the README's table): ``GAMERULES_BACKEND``
+(the gRPC address, default ``localhost:50051``), ``GAMERULES_GATEWAY_TIMEOUT_S`` (default deadline, 30),
+``GAMERULES_GATEWAY_MAX_BODY_BYTES``, ``GAMERULES_BACKEND_CA`` / ``_CERT`` / ``_KEY`` (TLS, mutual with a
+certificate, to the gRPC server) and the API keys of ``service/api/auth.py``.
+
+Every answer is counted and timed in ``http_requests_total`` / ``http_request_duration_seconds`` with the
+proto's path template as the ``route`` (bounded), logged as one JSON line, and ``/metrics`` exposes them.
 """
 
 from __future__ import annotations
@@ -16,12 +22,13 @@ import json
 import logging
 import os
 import re
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 import grpc
-from flask import Flask, Response, request
+from flask import Flask, Response, g, request
 from google.api import annotations_pb2
 from google.protobuf import descriptor, json_format, message_factory
 from google.protobuf.message import Message
@@ -30,7 +37,10 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_status import rpc_status
 
 from gamerules.v1 import gamerules_pb2 as pb
+from service.api import auth, logs, metrics
+from service.api.cors import install_cors, origins_from_env
 from service.api.errors import HTTP_STATUS
+from service.api.openapi import serve_openapi
 
 _log = logging.getLogger(__name__)
 
@@ -45,6 +55,7 @@ class Route:
     """One HTTP rule: a verb, a compiled path template, and the RPC it calls."""
 
     verb: str
+    template: str  # the proto's path template: also the bounded ``route`` label of the HTTP metrics
     pattern: re.Pattern[str]
     body: str
     method: descriptor.MethodDescriptor
@@ -84,7 +95,7 @@ def build_routes(channel: grpc.Channel) -> list[Route]:
             request_serializer=lambda message: message.SerializeToString(),
             response_deserializer=message_factory.GetMessageClass(method.output_type).FromString,
         )
-        routes.append(Route(verb.upper(), compile_template(template), rule.body, method, call))
+        routes.append(Route(verb.upper(), template, compile_template(template), rule.body, method, call))
     return routes
 
 
@@ -107,6 +118,16 @@ def error_response(code: int, message: str, reason: str = "", field: str = "") -
         violation = error_details_pb2.BadRequest.FieldViolation(field=field, description=message)
         status.details.add().Pack(error_details_pb2.BadRequest(field_violations=[violation]))
     return status_response(status)
+
+
+def method_not_allowed(path: str, allowed: list[str]) -> Response:
+    """A path that exists, with another verb: 405 and UNIMPLEMENTED in the body, as grpc-gateway v2 answers."""
+    response = error_response(
+        code_pb2.UNIMPLEMENTED, f"{request.method[:16]} is not allowed on {path[:200]}", "METHOD_NOT_ALLOWED"
+    )
+    response.status_code = 405
+    response.headers["Allow"] = ", ".join(sorted(set(allowed)))
+    return response
 
 
 def _rpc_error_response(error: grpc.RpcError) -> Response:
@@ -148,6 +169,53 @@ def _timeout(default_s: float) -> float | Response:
     return min(int(match.group(1)) * _TIMEOUT_UNITS[match.group(2)], MAX_TIMEOUT_S)
 
 
+def _backend_channel(backend: str) -> grpc.Channel:
+    """The channel to the gRPC server: TLS when ``GAMERULES_BACKEND_CA`` names the CA to trust, with a client
+    certificate (mutual TLS) when ``GAMERULES_BACKEND_CERT`` and ``GAMERULES_BACKEND_KEY`` name one."""
+    options = [("grpc.max_receive_message_length", 16 << 20)]
+    ca = os.environ.get("GAMERULES_BACKEND_CA")
+    if not ca:
+        return grpc.insecure_channel(backend, options=options)
+
+    def read(name: str) -> bytes | None:
+        path = os.environ.get(name)
+        if not path:
+            return None
+        with open(path, "rb") as file:
+            return file.read()
+
+    credentials = grpc.ssl_channel_credentials(
+        read("GAMERULES_BACKEND_CA"), read("GAMERULES_BACKEND_KEY"), read("GAMERULES_BACKEND_CERT")
+    )
+    return grpc.secure_channel(backend, credentials, options=options)
+
+
+def _instrument(app: Flask) -> None:
+    """Count, time and log every answer. Registered first, so its clock starts before any other hook runs
+    and its after-hook (run last) sees the final status."""
+
+    @app.before_request
+    def start_clock() -> None:
+        g.started = time.perf_counter()
+
+    @app.after_request
+    def observe(response: Response) -> Response:
+        seconds = time.perf_counter() - g.get("started", time.perf_counter())
+        # The proto template the call matched; else a fixed path (/healthz...); never a path with variables.
+        rule = request.url_rule.rule if request.url_rule is not None else ""
+        route = g.get("route") or (rule if rule and "<" not in rule else "other")
+        metrics.observe_http(request.method, route, response.status_code, seconds)
+        logs.log_http(
+            request.method,
+            route,
+            response.status_code,
+            seconds,
+            g.get("game", ""),
+            request.headers.get("X-Request-Id", ""),
+        )
+        return response
+
+
 # --- the app ---------------------------------------------------------------------------------------
 
 
@@ -155,37 +223,55 @@ def create_app(backend: str | None = None, timeout_s: float | None = None) -> Fl
     """The gateway app forwarding to the gRPC server at ``backend``."""
     backend = backend or os.environ.get("GAMERULES_BACKEND", "localhost:50051")
     default_timeout = timeout_s or float(os.environ.get("GAMERULES_GATEWAY_TIMEOUT_S", "30"))
-    channel = grpc.insecure_channel(backend, options=[("grpc.max_receive_message_length", 16 << 20)])
+    max_body = int(os.environ.get("GAMERULES_GATEWAY_MAX_BODY_BYTES") or MAX_BODY_BYTES)
+    api_keys = auth.load()
+    channel = _backend_channel(backend)
     routes = build_routes(channel)
     health_stub = health_pb2_grpc.HealthStub(channel)
 
     app = Flask(__name__)
-    app.config["MAX_CONTENT_LENGTH"] = MAX_BODY_BYTES
+    app.config["MAX_CONTENT_LENGTH"] = max_body
+    _instrument(app)
+    install_cors(app, origins_from_env())  # GAMERULES_CORS_ORIGINS; none: no CORS headers
+    app.add_url_rule("/openapi.json", "openapi", serve_openapi)
 
     @app.get("/healthz")
     def healthz() -> Response:
         return Response('{"status":"ok"}', mimetype="application/json")
+
+    @app.get("/metrics")
+    def metrics_endpoint() -> Response:
+        body, content_type = metrics.exposition(request.headers.get("Accept", ""))
+        return Response(body, content_type=content_type)
 
     @app.get("/readyz")
     def readyz() -> Response:
         try:
             answer = health_stub.Check(health_pb2.HealthCheckRequest(service=SERVICE.full_name), timeout=2)
         except grpc.RpcError as error:
-            return Response(json.dumps({"status": "unavailable", "backend": str(error.code())}), 503, mimetype="application/json")
+            return Response(
+                json.dumps({"status": "unavailable", "backend": str(error.code())}), 503, mimetype="application/json"
+            )
         serving = answer.status == health_pb2.HealthCheckResponse.SERVING
         body = json.dumps({"status": "ready" if serving else "not serving"})
         return Response(body, 200 if serving else 503, mimetype="application/json")
 
     @app.route("/v1/<path:subpath>", methods=["GET", "POST", "PUT", "PATCH", "DELETE"])
     def dispatch(subpath: str) -> Response:
+        if api_keys and not api_keys.accepts(auth.presented_key(lambda name: request.headers.get(name))):
+            response = status_response(auth.unauthenticated().to_status())
+            response.headers["WWW-Authenticate"] = "Bearer"
+            return response
         path = "/v1/" + subpath
         matched = [(route, m) for route in routes if (m := route.pattern.match(path))]
         if not matched:
             return error_response(code_pb2.NOT_FOUND, f"no such resource or method: {path[:200]}", "NOT_FOUND")
         for route, match in matched:
             if route.verb == request.method:
+                g.route = route.template
+                g.game = (match.groupdict().get("game") or match.groupdict().get("name") or "").removeprefix("games/")
                 return _forward(route, match.groupdict())
-        return error_response(code_pb2.UNIMPLEMENTED, f"{request.method} is not allowed on {path[:200]}")
+        return method_not_allowed(path, [route.verb for route, _ in matched])
 
     def _forward(route: Route, path_params: dict[str, str]) -> Response:
         message = route.request_class()
@@ -195,9 +281,13 @@ def create_app(backend: str | None = None, timeout_s: float | None = None) -> Fl
                 try:
                     body = json.loads(raw)
                 except (ValueError, UnicodeDecodeError) as error:
-                    return error_response(code_pb2.INVALID_ARGUMENT, f"body: not valid JSON ({error})", "INVALID_JSON", "body")
+                    return error_response(
+                        code_pb2.INVALID_ARGUMENT, f"body: not valid JSON ({error})", "INVALID_JSON", "body"
+                    )
                 if not isinstance(body, dict):
-                    return error_response(code_pb2.INVALID_ARGUMENT, "body: must be a JSON object", "INVALID_JSON", "body")
+                    return error_response(
+                        code_pb2.INVALID_ARGUMENT, "body: must be a JSON object", "INVALID_JSON", "body"
+                    )
                 try:
                     json_format.ParseDict(body, message)
                 except (json_format.ParseError, ValueError, TypeError, RecursionError) as error:
@@ -220,16 +310,22 @@ def create_app(backend: str | None = None, timeout_s: float | None = None) -> Fl
     @app.errorhandler(413)
     def too_large(_: Any) -> Response:
         return error_response(
-            code_pb2.INVALID_ARGUMENT, f"body: larger than {MAX_BODY_BYTES} bytes", "REQUEST_TOO_LARGE", "body"
+            code_pb2.INVALID_ARGUMENT, f"body: larger than {max_body} bytes", "REQUEST_TOO_LARGE", "body"
         )
 
     @app.errorhandler(404)
     def not_found(_: Any) -> Response:
         return error_response(code_pb2.NOT_FOUND, f"no such resource: {request.path[:200]}", "NOT_FOUND")
 
+    @app.errorhandler(500)
+    def internal(error: Any) -> Response:
+        cause = getattr(error, "original_exception", None) or error
+        _log.error("unexpected failure on %s %s", request.method, request.path[:200], exc_info=cause)
+        return error_response(code_pb2.INTERNAL, "internal error; it has been logged", "INTERNAL")
+
     @app.errorhandler(405)
-    def not_allowed(_: Any) -> Response:
-        return error_response(code_pb2.UNIMPLEMENTED, f"{request.method} is not allowed on {request.path[:200]}")
+    def not_allowed(error: Any) -> Response:
+        return method_not_allowed(request.path, getattr(error, "valid_methods", None) or [])
 
     return app
 

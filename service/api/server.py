@@ -1,12 +1,20 @@
-"""The gRPC server: GameRules, health, reflection, limits and graceful shutdown.
+"""The gRPC server: GameRules, health, reflection, limits, metrics, call logs, TLS, API keys, graceful shutdown.
 
-``create_server`` builds a server on an address and returns it with its port (tests bind port 0 and run it
-in process); ``serve`` is the command line: ``python -m service.api.server --port 50051 --workers 2``.
+``create_server`` builds a started server on an address and returns it with its port (tests bind port 0 and
+run it in process); ``serve`` is the command line: ``python -m service.api.server --port 50051 --workers 2``.
 
-Python runs one thread of CPU work at a time, so the server runs several worker processes on one port
-(``SO_REUSEPORT``), forked before any gRPC object exists, as in gRPC's own multiprocessing example.
-On SIGTERM each worker marks itself NOT_SERVING, stops taking calls, lets in-flight calls finish within
-the grace period and exits 0.
+Python runs one thread of CPU work at a time, so ``serve`` runs several worker processes on one port
+(``SO_REUSEPORT``), forked before any gRPC object exists, as in gRPC's own multiprocessing example. The
+parent process creates no gRPC object at all: it holds the port, exposes the workers' summed metrics on the
+metrics port, replaces a worker that dies, and passes SIGTERM on. On SIGTERM each worker marks itself
+NOT_SERVING, stops taking calls, lets in-flight calls finish within the grace period and exits 0; then the
+parent exits 0.
+
+Each worker bounds its concurrent best-move searches (``--search-slots``, default 1: a process's threads share
+one core anyway, so more slots would only split it) and how many calls may wait for one (``--search-queue``,
+for at most ``--search-wait-ms``); past that BestMove is RESOURCE_EXHAUSTED at once, and the request threads
+left over (``--threads`` must leave some) keep serving the cheap calls, with the interpreter lock handed to
+them within ``--gil-switch-ms``.
 """
 
 from __future__ import annotations
@@ -19,9 +27,10 @@ import signal
 import socket
 import sys
 import threading
-from collections.abc import Iterator, Sequence
+import time
+from collections.abc import Callable, Iterator, Sequence
 from concurrent import futures
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 
 import grpc
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
@@ -29,24 +38,58 @@ from grpc_reflection.v1alpha import reflection
 
 from gamerules.v1 import gamerules_pb2 as pb
 from gamerules.v1 import gamerules_pb2_grpc as pb_grpc
+from service.api import auth, logs, multiproc
+from service.api.calls import ObservingInterceptor
 from service.api.servicer import GameRulesServicer, ServiceConfig
+from service.games import GAMES
 
 _log = logging.getLogger(__name__)
 
-SERVICE_NAME = pb.DESCRIPTOR.services_by_name["GameRules"].full_name
+SERVICE = pb.DESCRIPTOR.services_by_name["GameRules"]
+SERVICE_NAME = SERVICE.full_name
+_EXIT_CANNOT_START = 3  # a worker that cannot listen: the parent gives up rather than re-forking forever
+_RESPAWN_PAUSE_S = 1.0
+_STOP_SIGNALS = {signal.SIGTERM, signal.SIGINT}
+
+
+@dataclass(frozen=True)
+class TlsConfig:
+    """Files of the server's certificate chain and key; with ``client_ca``, clients must present a
+    certificate it signed (mutual TLS)."""
+
+    cert: str
+    key: str
+    client_ca: str | None = None
+
+    def credentials(self) -> grpc.ServerCredentials:
+        def read(path: str) -> bytes:
+            with open(path, "rb") as file:
+                return file.read()
+
+        ca = read(self.client_ca) if self.client_ca else None
+        return grpc.ssl_server_credentials(
+            [(read(self.key), read(self.cert))], root_certificates=ca, require_client_auth=ca is not None
+        )
 
 
 @dataclass(frozen=True)
 class ServerConfig:
-    """How one server process serves (flags and environment variables in ``parse_args``)."""
+    """How the server serves (flags and environment variables in ``parse_args``)."""
 
     host: str = "localhost"
     port: int = 50051
     workers: int = 1  # processes on the port
     threads: int = 16  # request threads per process
     max_request_bytes: int = 1 << 20
+    max_concurrent_rpcs: int = 1000  # per process; past it gRPC answers RESOURCE_EXHAUSTED at once
     grace_s: float = 15.0  # how long in-flight calls may run on after SIGTERM
-    service: ServiceConfig = ServiceConfig()
+    metrics_port: int = 9464  # 0: no metrics port
+    tls: TlsConfig | None = None
+    api_keys: auth.ApiKeys = field(default_factory=auth.ApiKeys)
+    gil_switch_ms: float = 1.0  # sys.setswitchinterval in the workers
+    log_level: str = "INFO"
+    log_format: str = "json"
+    service: ServiceConfig = field(default_factory=ServiceConfig)
 
 
 @dataclass
@@ -63,39 +106,88 @@ class Running:
         self.server.stop(grace_s).wait()
 
 
-def create_server(config: ServerConfig, address: str | None = None, reuse_port: bool = False) -> Running:
-    """A started server on ``address`` (default ``host:port`` of the config; port 0 picks a free one)."""
+def create_server(
+    config: ServerConfig,
+    address: str | None = None,
+    reuse_port: bool = False,
+    servicer: pb_grpc.GameRulesServicer | None = None,
+) -> Running:
+    """A started server on ``address`` (default ``host:port`` of the config; port 0 picks a free one).
+    ``servicer`` replaces GameRules' (the benchmark's empty-handler baseline uses that)."""
+    # Imported here, not at the top: prometheus-client picks its storage when first imported, and ``serve``
+    # must first point it at the directory the workers share.
+    from service.api import metrics
+
+    interceptors: list[grpc.ServerInterceptor] = [
+        ObservingInterceptor([metrics.GrpcMetrics([SERVICE]), logs.CallLog()], [SERVICE, _HEALTH_SERVICE])
+    ]
+    if config.api_keys:
+        interceptors.append(auth.ApiKeyInterceptor(config.api_keys))
     options = [
         ("grpc.max_receive_message_length", config.max_request_bytes),
         ("grpc.so_reuseport", 1 if reuse_port else 0),
     ]
-    server = grpc.server(futures.ThreadPoolExecutor(max_workers=config.threads), options=options)
-    pb_grpc.add_GameRulesServicer_to_server(GameRulesServicer(config=config.service), server)
+    server = grpc.server(
+        futures.ThreadPoolExecutor(max_workers=config.threads, thread_name_prefix="rpc"),
+        interceptors=interceptors,
+        options=options,
+        maximum_concurrent_rpcs=config.max_concurrent_rpcs,
+    )
+    if servicer is None:
+        servicer = GameRulesServicer(config=config.service, observe_search=metrics.SearchMetrics(GAMES))
+    pb_grpc.add_GameRulesServicer_to_server(servicer, server)
     health_servicer = health.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
     reflection.enable_server_reflection((SERVICE_NAME, health.SERVICE_NAME, reflection.SERVICE_NAME), server)
-    port = server.add_insecure_port(address or f"{config.host}:{config.port}")
+    target = address or f"{config.host}:{config.port}"
+    if config.tls is None:
+        port = server.add_insecure_port(target)
+    else:
+        port = server.add_secure_port(target, config.tls.credentials())
     if port == 0:
-        raise OSError(f"could not listen on {address or f'{config.host}:{config.port}'}")
+        raise OSError(f"could not listen on {target}")
     server.start()
     for name in ("", SERVICE_NAME):
         health_servicer.set(name, health_pb2.HealthCheckResponse.SERVING)
     return Running(server, port, health_servicer)
 
 
-def _run_worker(config: ServerConfig, reuse_port: bool) -> None:
-    running = create_server(config, reuse_port=reuse_port)
-    done = threading.Event()
+_HEALTH_SERVICE = health_pb2.DESCRIPTOR.services_by_name["Health"]
 
-    def on_term(signum: int, frame: object) -> None:
-        _log.info("signal %d: draining (grace %.0fs)", signum, config.grace_s)
-        threading.Thread(target=lambda: (running.shutdown(config.grace_s), done.set()), daemon=True).start()
 
-    signal.signal(signal.SIGTERM, on_term)
-    signal.signal(signal.SIGINT, on_term)
-    _log.info("worker %d serving %s on %s:%d", os.getpid(), SERVICE_NAME, config.host, running.port)
-    done.wait()
+def _run_worker(config: ServerConfig, servicer_factory: Callable[[], pb_grpc.GameRulesServicer] | None) -> int:
+    """One worker process: serve until SIGTERM / SIGINT, then drain; the exit code."""
+    # A search thread holds the interpreter lock until another thread has waited this long for it: short,
+    # so the request threads of cheap calls get it back quickly (the default 5 ms would add up to tens of
+    # milliseconds per call while searches run).
+    sys.setswitchinterval(config.gil_switch_ms / 1000)
+    try:
+        running = create_server(
+            config, reuse_port=True, servicer=servicer_factory() if servicer_factory is not None else None
+        )
+    except Exception:
+        _log.exception("worker %d could not start", os.getpid())
+        return _EXIT_CANNOT_START
+    drained = threading.Event()
+    draining = threading.Lock()
+
+    def drain() -> None:
+        running.shutdown(config.grace_s)
+        drained.set()
+
+    def on_signal(signum: int, frame: object) -> None:
+        if not draining.acquire(blocking=False):
+            return  # already draining (SIGINT from the terminal and SIGTERM from the parent)
+        _log.info("draining", extra={"signal": signum, "grace_s": config.grace_s})
+        threading.Thread(target=drain, daemon=True).start()
+
+    signal.signal(signal.SIGTERM, on_signal)
+    signal.signal(signal.SIGINT, on_signal)
+    _log.info("worker serving", extra={"service": SERVICE_NAME, "host": config.host, "port": running.port})
+    drained.wait()
     running.server.wait_for_termination()
+    _log.info("worker stopped")
+    return 0
 
 
 @contextlib.contextmanager
@@ -111,79 +203,172 @@ def _reserve_port(host: str, port: int) -> Iterator[int]:
         sock.close()
 
 
-def serve(config: ServerConfig) -> int:
-    """Run ``config.workers`` processes on one port until SIGTERM; the exit code."""
-    if config.workers <= 1:
-        _run_worker(config, reuse_port=False)
-        return 0
-    with _reserve_port(config.host, config.port) as port:
-        worker_config = ServerConfig(**{**config.__dict__, "port": port})
-        children = []
-        for _ in range(config.workers):
+@contextlib.contextmanager
+def _metrics_dir() -> Iterator[str]:
+    path, owned = multiproc.prepare("gamerules-metrics-")
+    try:
+        yield path
+    finally:
+        if owned:
+            multiproc.remove(path)
+
+
+def serve(config: ServerConfig, servicer_factory: Callable[[], pb_grpc.GameRulesServicer] | None = None) -> int:
+    """Run ``config.workers`` worker processes on one port until SIGTERM; the exit code (0: a clean stop)."""
+    with _metrics_dir(), _reserve_port(config.host, config.port) as port:
+        worker_config = replace(config, port=port)
+        workers: set[int] = set()
+        exporter: list[socket.socket] = []  # the metrics port's socket, closed in each worker
+        stopping = threading.Event()
+
+        def on_signal(signum: int, frame: object) -> None:
+            stopping.set()
+            _stop_workers(workers)
+
+        def fork_worker() -> None:
+            # Signals wait while the child is forked: it must not run the parent's handler.
+            signal.pthread_sigmask(signal.SIG_BLOCK, _STOP_SIGNALS)
             pid = os.fork()
-            if pid == 0:  # the child: its own gRPC runtime, created after the fork
-                code = 0
+            if pid != 0:
+                signal.pthread_sigmask(signal.SIG_UNBLOCK, _STOP_SIGNALS)
+            else:  # the child: its own gRPC runtime, created after the fork
+                code = 1
                 try:
-                    _run_worker(worker_config, reuse_port=True)
+                    for signum in _STOP_SIGNALS:
+                        signal.signal(signum, signal.SIG_DFL)  # until the worker sets its own
+                    signal.pthread_sigmask(signal.SIG_UNBLOCK, _STOP_SIGNALS)
+                    for sock in exporter:
+                        sock.close()
+                    code = _run_worker(worker_config, servicer_factory)
                 except BaseException:
                     _log.exception("worker failed")
-                    code = 1
-                os._exit(code)
-            children.append(pid)
+                finally:
+                    logging.shutdown()
+                    os._exit(code)
+            workers.add(pid)
 
-        def forward(signum: int, frame: object) -> None:
-            for child in children:
-                with contextlib.suppress(ProcessLookupError):
-                    os.kill(child, signal.SIGTERM)
+        signal.signal(signal.SIGTERM, on_signal)
+        signal.signal(signal.SIGINT, on_signal)
+        for _ in range(config.workers):
+            fork_worker()
 
-        signal.signal(signal.SIGTERM, forward)
-        signal.signal(signal.SIGINT, forward)
-        _log.info("serving on %s:%d with %d worker processes", config.host, port, config.workers)
+        from service.api import metrics  # after the fork: the workers need none of it
+
         status = 0
-        for child in children:
-            _, code = os.waitpid(child, 0)
-            status = status or os.waitstatus_to_exitcode(code)
+        if config.metrics_port:
+            try:
+                server = metrics.start_metrics_server(config.host, config.metrics_port)
+            except OSError:
+                _log.exception("cannot listen for metrics on %s:%d", config.host, config.metrics_port)
+                status = 1
+                on_signal(signal.SIGTERM, None)
+            else:
+                exporter.append(server.socket)  # type: ignore[attr-defined]
+        _log.info(
+            "serving",
+            extra={"host": config.host, "port": port, "workers": config.workers, "metrics_port": config.metrics_port},
+        )
+        while workers:
+            pid, wait_status = os.wait()
+            workers.discard(pid)
+            metrics.mark_process_dead(pid)
+            code = os.waitstatus_to_exitcode(wait_status)
+            if stopping.is_set():
+                continue
+            if code == _EXIT_CANNOT_START:
+                _log.error("a worker could not start: stopping", extra={"worker": pid})
+                status = 1
+                on_signal(signal.SIGTERM, None)
+                continue
+            _log.error("worker died: starting another", extra={"worker": pid, "exit_code": code})
+            time.sleep(_RESPAWN_PAUSE_S)
+            if not stopping.is_set():
+                fork_worker()
         return status
 
 
-def _env_int(name: str, default: int) -> int:
-    value = os.environ.get(name)
-    return int(value) if value else default
+def _stop_workers(workers: set[int]) -> None:
+    for pid in list(workers):
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(pid, signal.SIGTERM)
+
+
+# --- configuration -----------------------------------------------------------------------------------------
+
+
+def _env(name: str, default: str) -> str:
+    return os.environ.get(name) or default
 
 
 def parse_args(argv: Sequence[str] | None = None) -> ServerConfig:
+    """The configuration from flags, each defaulting to its environment variable, then to a built-in value
+    (the README's configuration table lists them)."""
     parser = argparse.ArgumentParser(description="The gamerules gRPC server.")
-    parser.add_argument("--host", default=os.environ.get("GAMERULES_HOST", "localhost"), help="address to listen on")
-    parser.add_argument("--port", type=int, default=_env_int("GAMERULES_GRPC_PORT", 50051))
-    parser.add_argument(
+    add = parser.add_argument
+    add("--host", default=_env("GAMERULES_HOST", "localhost"), help="address to listen on")
+    add("--port", type=int, default=int(_env("GAMERULES_GRPC_PORT", "50051")), help="gRPC port")
+    add(
         "--workers",
         type=int,
-        default=_env_int("GAMERULES_WORKERS", os.cpu_count() or 1),
+        default=int(_env("GAMERULES_WORKERS", str(os.cpu_count() or 1))),
         help="worker processes on the port (default: one per core)",
     )
-    parser.add_argument("--threads", type=int, default=_env_int("GAMERULES_THREADS", 16), help="threads per worker")
-    parser.add_argument("--max-request-bytes", type=int, default=_env_int("GAMERULES_MAX_REQUEST_BYTES", 1 << 20))
-    parser.add_argument("--max-think-ms", type=int, default=_env_int("GAMERULES_MAX_THINK_MS", 10_000))
-    parser.add_argument("--search-slots", type=int, default=_env_int("GAMERULES_SEARCH_SLOTS", 2))
-    parser.add_argument("--search-wait-ms", type=int, default=_env_int("GAMERULES_SEARCH_WAIT_MS", 200))
-    parser.add_argument("--grace-s", type=float, default=float(os.environ.get("GAMERULES_GRACE_S", "15")))
+    add("--threads", type=int, default=int(_env("GAMERULES_THREADS", "16")), help="request threads per worker")
+    add("--max-request-bytes", type=int, default=int(_env("GAMERULES_MAX_REQUEST_BYTES", str(1 << 20))))
+    add("--max-concurrent-rpcs", type=int, default=int(_env("GAMERULES_MAX_CONCURRENT_RPCS", "1000")))
+    add("--max-think-ms", type=int, default=int(_env("GAMERULES_MAX_THINK_MS", "10000")))
+    add("--search-slots", type=int, default=int(_env("GAMERULES_SEARCH_SLOTS", "1")))
+    add("--search-queue", type=int, default=int(_env("GAMERULES_SEARCH_QUEUE", "2")))
+    add("--search-wait-ms", type=int, default=int(_env("GAMERULES_SEARCH_WAIT_MS", "200")))
+    add("--gil-switch-ms", type=float, default=float(_env("GAMERULES_GIL_SWITCH_MS", "1")))
+    add("--grace-s", type=float, default=float(_env("GAMERULES_GRACE_S", "15")))
+    add("--metrics-port", type=int, default=int(_env("GAMERULES_METRICS_PORT", "9464")), help="0: none")
+    add("--tls-cert", default=_env("GAMERULES_TLS_CERT", ""), help="PEM certificate chain; enables TLS")
+    add("--tls-key", default=_env("GAMERULES_TLS_KEY", ""), help="PEM private key of --tls-cert")
+    add("--tls-client-ca", default=_env("GAMERULES_TLS_CLIENT_CA", ""), help="PEM CA; requires client certificates")
+    add("--api-keys-file", default=_env(auth.ENV_KEYS_FILE, ""), help="accepted API keys, one per line")
+    add("--log-level", default=_env("GAMERULES_LOG_LEVEL", "INFO"), type=str.upper, choices=logs.LEVELS)
+    add("--log-format", default=_env("GAMERULES_LOG_FORMAT", "json"), type=str.lower, choices=logs.FORMATS)
     args = parser.parse_args(argv)
+
+    slots, queue = max(1, args.search_slots), max(0, args.search_queue)
+    if args.threads <= slots + queue:
+        parser.error("--threads must exceed --search-slots + --search-queue, so cheap calls always find a thread")
+    if bool(args.tls_cert) != bool(args.tls_key):
+        parser.error("--tls-cert and --tls-key go together")
+    if args.tls_client_ca and not args.tls_cert:
+        parser.error("--tls-client-ca needs --tls-cert and --tls-key")
+    try:
+        api_keys = auth.load(args.api_keys_file or None)
+    except OSError as error:
+        parser.error(f"--api-keys-file: {error}")
     return ServerConfig(
         host=args.host,
         port=args.port,
         workers=max(1, args.workers),
-        threads=max(1, args.threads),
+        threads=args.threads,
         max_request_bytes=args.max_request_bytes,
+        max_concurrent_rpcs=max(1, args.max_concurrent_rpcs),
         grace_s=args.grace_s,
+        gil_switch_ms=max(0.05, args.gil_switch_ms),
+        metrics_port=args.metrics_port,
+        tls=TlsConfig(args.tls_cert, args.tls_key, args.tls_client_ca or None) if args.tls_cert else None,
+        api_keys=api_keys,
+        log_level=args.log_level,
+        log_format=args.log_format,
         service=ServiceConfig(
-            max_think_ms=args.max_think_ms, search_slots=max(1, args.search_slots), search_wait_ms=args.search_wait_ms
+            max_think_ms=args.max_think_ms,
+            search_slots=slots,
+            search_queue=queue,
+            search_wait_ms=args.search_wait_ms,
         ),
     )
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    logging.basicConfig(level=os.environ.get("GAMERULES_LOG_LEVEL", "INFO"), format="%(message)s")
-    return serve(parse_args(argv))
+    config = parse_args(argv)
+    logs.configure(config.log_level, config.log_format)
+    return serve(config)
 
 
 if __name__ == "__main__":

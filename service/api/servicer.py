@@ -13,6 +13,7 @@ import functools
 import hashlib
 import hmac
 import logging
+import secrets
 import threading
 import time
 from collections.abc import Callable, Mapping
@@ -44,8 +45,11 @@ class ServiceConfig:
     """Per-process serving limits (flags and environment in ``service/api/server.py``)."""
 
     max_think_ms: int = 10_000  # the cap on any one best-move search
-    search_slots: int = 2  # concurrent best-move searches in this process
+    search_slots: int = 1  # concurrent best-move searches in this process (its threads share one core)
     search_wait_ms: int = 200  # how long a best-move call waits for a slot before RESOURCE_EXHAUSTED
+    # Best-move calls that may wait for a slot; more are refused at once, so waiting searches never take
+    # the request threads that cheap calls need.
+    search_queue: int = 2
     # Reply this long before the caller's deadline, so the answer arrives in time.
     deadline_margin_ms: int = 50
     # Signs page tokens. Replicas that share it accept each other's tokens.
@@ -86,6 +90,7 @@ class GameRulesServicer(pb_grpc.GameRulesServicer):
         self._games = games
         self._config = config or ServiceConfig()
         self._slots = threading.BoundedSemaphore(self._config.search_slots)
+        self._admitted = threading.BoundedSemaphore(self._config.search_slots + self._config.search_queue)
         self._observe_search = observe_search
         # Descriptions never change while the process runs: encode them once.
         self._described = {game_id: codec.encode_game(game) for game_id, game in games.items()}
@@ -140,11 +145,13 @@ class GameRulesServicer(pb_grpc.GameRulesServicer):
         if len(request.seed) > 1024:
             raise invalid("seed", f"is {len(request.seed)} characters long; at most 1024")
         options = codec.decode_options(game, request.options)
+        # No seed means "a new game", not "the same game every time": pick one and say which.
+        seed = request.seed or secrets.token_hex(8)
         try:
-            position = game.new_position(options, request.seed)
+            position = game.new_position(options, seed)
         except base.RulesError as error:
             raise from_rules_error(error, "options") from None
-        response = pb.NewGameResponse(position=codec.encode_position(game, position))
+        response = pb.NewGameResponse(position=codec.encode_position(game, position), seed=seed)
         if position.to_move:
             response.to_move = position.to_move
         return response
@@ -202,7 +209,7 @@ class GameRulesServicer(pb_grpc.GameRulesServicer):
         game = self._game(request.game)
         position = codec.decode_position(game, request.position)
         if not request.HasField("move"):
-            raise invalid("move", "a move is required, e.g. {\"notation\": \"d3\"}", "INVALID_MOVE")
+            raise invalid("move", 'a move is required, e.g. {"notation": "d3"}', "INVALID_MOVE")
         return self._apply(game, position, request.move, "move")[1]
 
     @_rpc
@@ -225,7 +232,9 @@ class GameRulesServicer(pb_grpc.GameRulesServicer):
     def _score(self, game: Game, position: base.Position) -> pb.ScoreResponse:
         outcome = position.outcome()
         response = pb.ScoreResponse(
-            scores=list(position.scores()), game_over=outcome is not None, position=codec.encode_position(game, position)
+            scores=list(position.scores()),
+            game_over=outcome is not None,
+            position=codec.encode_position(game, position),
         )
         if outcome is not None:
             response.reason = outcome.reason if outcome.winner else "draw"
@@ -251,7 +260,8 @@ class GameRulesServicer(pb_grpc.GameRulesServicer):
         if len(request.positions) > MAX_BATCH:
             raise invalid("positions", f"{len(request.positions)} positions; at most {MAX_BATCH} per call")
         positions = [
-            codec.decode_position(game, message, f"positions[{index}]") for index, message in enumerate(request.positions)
+            codec.decode_position(game, message, f"positions[{index}]")
+            for index, message in enumerate(request.positions)
         ]
         return pb.BatchScoreResponse(scores=[self._score(game, position) for position in positions])
 
@@ -283,16 +293,23 @@ class GameRulesServicer(pb_grpc.GameRulesServicer):
             return time.monotonic() >= stop_at or not context.is_active()
 
         wait_s = min(self._config.search_wait_ms / 1000, max(budget_s, 0.0))
-        if not self._slots.acquire(timeout=wait_s):
+        if not self._admitted.acquire(blocking=False):
             raise overloaded("too many best-move searches in progress; retry shortly")
         try:
-            result = game.best_move(position, request.level or None, limits, base.seeded_int(request.seed), top_n, stop)
-        except base.UnknownLevel as error:
-            raise from_rules_error(error, "level", text=True) from None
-        except base.RulesError as error:
-            raise from_rules_error(error, "position") from None
+            if not self._slots.acquire(timeout=wait_s):
+                raise overloaded("too many best-move searches in progress; retry shortly")
+            try:
+                result = game.best_move(
+                    position, request.level or None, limits, base.seeded_int(request.seed), top_n, stop
+                )
+            except base.UnknownLevel as error:
+                raise from_rules_error(error, "level", text=True) from None
+            except base.RulesError as error:
+                raise from_rules_error(error, "position") from None
+            finally:
+                self._slots.release()
         finally:
-            self._slots.release()
+            self._admitted.release()
         level = request.level or game.default_level
         if self._observe_search is not None:
             self._observe_search(game.id, level, result)
@@ -308,7 +325,9 @@ class GameRulesServicer(pb_grpc.GameRulesServicer):
             stop_reason=result.stop_reason,
             pv=codec.encode_line(game, position, result.pv),
             alternatives=[
-                pb.ScoredMove(move=codec.encode_move(game, position, scored.move), value=scored.value, exact=scored.exact)
+                pb.ScoredMove(
+                    move=codec.encode_move(game, position, scored.move), value=scored.value, exact=scored.exact
+                )
                 for scored in result.alternatives
             ],
             level=level,

@@ -27,7 +27,9 @@ def test_templates_compile_from_the_http_rules():
 
 
 def test_parse_error_fields():
-    assert parse_error_field('Failed to parse position field: Failed to parse notation field: bad.') == "position.notation"
+    assert (
+        parse_error_field("Failed to parse position field: Failed to parse notation field: bad.") == "position.notation"
+    )
     assert parse_error_field('Message type "X" has no field named "pageSizes" at "X".') == "page_sizes"
 
 

@@ -217,7 +217,9 @@ def test_strands_counts_and_games_match_an_independent_implementation(gateway_ur
         choices = [n for n in empty if cells[n][2] == label]
         most = min(label, len(choices))
         chosen = rng.sample(choices, most if exact else rng.randint(1, most))
-        applied = call(gateway_url, "strands", "applyMove", {"position": position, "move": {"notation": ",".join(chosen)}})
+        applied = call(
+            gateway_url, "strands", "applyMove", {"position": position, "move": {"notation": ",".join(chosen)}}
+        )
         stones[seat] |= set(chosen)
         position, seat = applied["position"], 3 - seat
         assert applied.get("toMove", 0) == (seat if len(stones[1]) + len(stones[2]) < 91 else 0)
@@ -231,7 +233,10 @@ def test_strands_hard_answers_within_the_callers_deadline(gateway_url):
     position = call(gateway_url, "strands", "newGame", {})["position"]
     position = call(gateway_url, "strands", "applyMove", {"position": position, "move": {"notation": "e5"}})["position"]
     status, answer, _ = http(
-        gateway_url, "/v1/games/strands:bestMove", {"position": position, "level": "hard"}, headers={"Grpc-Timeout": "4S"}
+        gateway_url,
+        "/v1/games/strands:bestMove",
+        {"position": position, "level": "hard"},
+        headers={"Grpc-Timeout": "4S"},
     )
     assert status == 200, answer
     assert answer["level"] == "hard" and len(answer["move"]["strands"]["cells"]) >= 1

@@ -1,0 +1,124 @@
+"""What each gRPC call was and how it ended, for the metrics and the log: one server interceptor that times
+every unary call once and hands the result to observers (``service/api/metrics.py``, ``service/api/logs.py``).
+
+The code a call ended with is read from the servicer context: ``abort`` / ``abort_with_status`` (how every
+error of ours leaves) and ``set_code`` record it there. A call the client cancelled or let run past its
+deadline ends CANCELLED / DEADLINE_EXCEEDED whatever the handler returned. Streaming methods (health Watch,
+reflection) pass through unobserved.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+import grpc
+from google.protobuf import descriptor
+
+# Client-chosen strings that end up in logs are cut to this length.
+_MAX_TEXT = 64
+
+
+@dataclass(frozen=True, slots=True)
+class Call:
+    """One finished unary call."""
+
+    service: str  # gamerules.v1.GameRules
+    method: str  # LegalMoves
+    game: str  # the request's game id ("" when it has none); client text, cut to 64 characters
+    code: grpc.StatusCode
+    seconds: float
+    request_id: str  # the caller's x-request-id, if any (cut to 64 characters)
+
+
+class CallObserver(Protocol):
+    def started(self, service: str, method: str) -> None: ...
+
+    def finished(self, call: Call) -> None: ...
+
+
+def split_method(full_method: str) -> tuple[str, str]:
+    """``/gamerules.v1.GameRules/LegalMoves`` -> (``gamerules.v1.GameRules``, ``LegalMoves``)."""
+    service, _, method = full_method.lstrip("/").rpartition("/")
+    return service, method
+
+
+def final_code(context: grpc.ServicerContext, failed: bool) -> grpc.StatusCode:
+    """How a call ended, from its context (``failed``: the handler raised)."""
+    code = context.code()  # type: ignore[attr-defined]
+    if code is not None:
+        return code
+    if not context.is_active():
+        remaining = context.time_remaining()
+        expired = remaining is not None and remaining <= 0
+        return grpc.StatusCode.DEADLINE_EXCEEDED if expired else grpc.StatusCode.CANCELLED
+    return grpc.StatusCode.UNKNOWN if failed else grpc.StatusCode.OK
+
+
+def game_of(request: Any) -> str:
+    """The game a request is about (``game`` or, for GetGame, ``name``), without the ``games/`` prefix."""
+    name = getattr(request, "game", None) or getattr(request, "name", None) or ""
+    return name.removeprefix("games/")[:_MAX_TEXT] if isinstance(name, str) else ""
+
+
+def _request_id(context: grpc.ServicerContext) -> str:
+    for key, value in context.invocation_metadata():
+        if key == "x-request-id":
+            return str(value)[:_MAX_TEXT]
+    return ""
+
+
+class ObservingInterceptor(grpc.ServerInterceptor):
+    """Times every unary call of the ``services`` and tells each observer when it starts and how it ended.
+    Calls to methods the server does not have are not observed, so every label value stays bounded."""
+
+    def __init__(self, observers: Sequence[CallObserver], services: Iterable[descriptor.ServiceDescriptor]) -> None:
+        self._observers = tuple(observers)
+        self._known = {f"/{s.full_name}/{m.name}" for s in services for m in s.methods}
+        # Wrapped handlers per method, reused while the server hands out the same handler object.
+        self._wrapped: dict[str, tuple[grpc.RpcMethodHandler, grpc.RpcMethodHandler]] = {}
+
+    def intercept_service(
+        self,
+        continuation: Callable[[grpc.HandlerCallDetails], grpc.RpcMethodHandler | None],
+        handler_call_details: grpc.HandlerCallDetails,
+    ) -> grpc.RpcMethodHandler | None:
+        handler = continuation(handler_call_details)
+        full_method = handler_call_details.method  # type: ignore[attr-defined]
+        if handler is None or handler.unary_unary is None or full_method not in self._known:
+            return handler
+        cached = self._wrapped.get(full_method)
+        if cached is not None and cached[0] is handler:
+            return cached[1]
+        wrapped = handler._replace(unary_unary=self._observe(full_method, handler.unary_unary))  # type: ignore[attr-defined]
+        self._wrapped[full_method] = (handler, wrapped)
+        return wrapped
+
+    def _observe(self, full_method: str, behaviour: Callable[[Any, grpc.ServicerContext], Any]) -> Callable[..., Any]:
+        service, method = split_method(full_method)
+        observers = self._observers
+
+        def observed(request: Any, context: grpc.ServicerContext) -> Any:
+            for observer in observers:
+                observer.started(service, method)
+            began = time.perf_counter()
+            failed = True
+            try:
+                response = behaviour(request, context)
+                failed = False
+                return response
+            finally:
+                call = Call(
+                    service,
+                    method,
+                    game_of(request),
+                    final_code(context, failed),
+                    time.perf_counter() - began,
+                    _request_id(context),
+                )
+                for observer in observers:
+                    observer.finished(call)
+
+        return observed

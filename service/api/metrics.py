@@ -1,0 +1,191 @@
+"""Prometheus metrics: the gRPC server's (under go-grpc-prometheus's names and labels, so existing dashboards
+work), the gateway's HTTP metrics, and what best-move searches did per game.
+
+Several processes serve (the server's workers, gunicorn's workers), so the metrics are kept in
+prometheus-client's multi-process mode: each process writes its values to files in
+``PROMETHEUS_MULTIPROC_DIR`` and whoever exposes them sums the files (``exposition``). prometheus-client
+decides on its storage when it is first imported, so the directory must be in the environment before this
+module is imported: ``service/api/multiproc.py`` (used by the server's parent process and the gunicorn
+config) does that.
+Without it (tests, a single process) the metrics live in the process's default registry.
+
+Every label value is bounded: methods and routes come from the protos, games and levels from the registry,
+codes from the gRPC code list; anything else is ``other``.
+"""
+
+from __future__ import annotations
+
+import os
+import socketserver
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+import grpc
+import prometheus_client
+from google.protobuf import descriptor
+from prometheus_client import CollectorRegistry, Counter, Histogram, multiprocess
+
+from service.api.calls import Call
+from service.games import base
+from service.games.base import Game
+
+prometheus_client.disable_created_metrics()
+
+# Names of the codes as go-grpc-prometheus writes them (Go's codes.Code.String()).
+GRPC_CODE_NAMES: dict[grpc.StatusCode, str] = {
+    code: {"OK": "OK", "CANCELLED": "Canceled"}.get(code.name, code.name.title().replace("_", ""))
+    for code in grpc.StatusCode
+}
+UNARY = "unary"
+_LATENCY_BUCKETS = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0)
+_HTTP_METHODS = frozenset({"GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS"})
+
+GRPC_STARTED = Counter(
+    "grpc_server_started_total",
+    "RPCs started on the server.",
+    ["grpc_type", "grpc_service", "grpc_method"],
+)
+GRPC_HANDLED = Counter(
+    "grpc_server_handled_total",
+    "RPCs completed on the server, whatever their code.",
+    ["grpc_type", "grpc_service", "grpc_method", "grpc_code"],
+)
+GRPC_HANDLING = Histogram(
+    "grpc_server_handling_seconds",
+    "How long RPCs took to handle, until the server answered.",
+    ["grpc_type", "grpc_service", "grpc_method"],
+    buckets=_LATENCY_BUCKETS,
+)
+
+HTTP_REQUESTS = Counter(
+    "http_requests_total",
+    "HTTP requests the gateway answered, by method, route (the proto's path template) and status code.",
+    ["method", "route", "code"],
+)
+HTTP_DURATION = Histogram(
+    "http_request_duration_seconds",
+    "How long the gateway took to answer, by method and route.",
+    ["method", "route"],
+    buckets=_LATENCY_BUCKETS,
+)
+
+BEST_MOVE_DEPTH = Histogram(
+    "gamerules_best_move_depth",
+    "Depth a best-move search reached (plies; MCTS: the principal variation's length).",
+    ["game", "level"],
+    buckets=(1, 2, 3, 4, 5, 6, 8, 10, 12, 16, 20, 30, 40, 60),
+)
+BEST_MOVE_NODES = Histogram(
+    "gamerules_best_move_nodes",
+    "Nodes (or MCTS iterations) a best-move search visited.",
+    ["game", "level"],
+    buckets=(10, 100, 1_000, 10_000, 100_000, 1_000_000, 10_000_000),
+)
+BEST_MOVE_SECONDS = Histogram(
+    "gamerules_best_move_seconds",
+    "How long a best-move search ran.",
+    ["game", "level"],
+    buckets=_LATENCY_BUCKETS,
+)
+BEST_MOVES = Counter(
+    "gamerules_best_move_total",
+    "Best-move searches, by whether the value was proved exact.",
+    ["game", "level", "exact"],
+)
+
+
+def exposition_registry() -> CollectorRegistry:
+    """The registry to expose: every process's values summed in multi-process mode, else this process's."""
+    if not os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
+        return prometheus_client.REGISTRY
+    registry = CollectorRegistry()
+    multiprocess.MultiProcessCollector(registry)
+    return registry
+
+
+def exposition(accept: str = "") -> tuple[bytes, str]:
+    """The text format body and its content type (OpenMetrics when the scraper asks for it)."""
+    from prometheus_client.exposition import choose_encoder
+
+    encoder, content_type = choose_encoder(accept)
+    return encoder(exposition_registry()), content_type
+
+
+def start_metrics_server(host: str, port: int) -> socketserver.BaseServer:
+    """Serve ``/metrics`` on ``host:port`` from a background thread."""
+    server, _ = prometheus_client.start_http_server(port, addr=host, registry=exposition_registry())
+    return server
+
+
+def mark_process_dead(pid: int) -> None:
+    """A worker exited: its counters stay (totals must not drop), its live values go."""
+    if os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
+        multiprocess.mark_process_dead(pid)
+
+
+# --- the gRPC server ---------------------------------------------------------------------------------------
+
+
+class GrpcMetrics:
+    """The observer (``service/api/calls.py``) that counts and times calls, with every series of the
+    given services created up front so dashboards see zeros, not gaps."""
+
+    def __init__(self, services: Iterable[descriptor.ServiceDescriptor]) -> None:
+        self._started: dict[tuple[str, str], Any] = {}
+        self._handling: dict[tuple[str, str], Any] = {}
+        self._handled: dict[tuple[str, str, grpc.StatusCode], Any] = {}  # filled as codes occur
+        for service in services:
+            for method in service.methods:
+                key = (service.full_name, method.name)
+                self._started[key] = GRPC_STARTED.labels(UNARY, *key)
+                self._handling[key] = GRPC_HANDLING.labels(UNARY, *key)
+                for code_name in GRPC_CODE_NAMES.values():
+                    GRPC_HANDLED.labels(UNARY, *key, code_name)
+
+    def started(self, service: str, method: str) -> None:
+        child = self._started.get((service, method))
+        (child or GRPC_STARTED.labels(UNARY, service, method)).inc()
+
+    def finished(self, call: Call) -> None:
+        key = (call.service, call.method)
+        handled = self._handled.get((*key, call.code))
+        if handled is None:
+            handled = self._handled[(*key, call.code)] = GRPC_HANDLED.labels(UNARY, *key, GRPC_CODE_NAMES[call.code])
+        handled.inc()
+        (self._handling.get(key) or GRPC_HANDLING.labels(UNARY, *key)).observe(call.seconds)
+
+
+# --- games -------------------------------------------------------------------------------------------------
+
+
+class SearchMetrics:
+    """The servicer's ``observe_search`` hook: depth, nodes, time and exact-or-not per game and level."""
+
+    def __init__(self, games: Mapping[str, Game]) -> None:
+        self._levels = {game_id: {level.name for level in game.levels} for game_id, game in games.items()}
+        for game_id, levels in self._levels.items():
+            for level in levels:
+                for metric in (BEST_MOVE_DEPTH, BEST_MOVE_NODES, BEST_MOVE_SECONDS):
+                    metric.labels(game_id, level)
+                for exact in ("true", "false"):
+                    BEST_MOVES.labels(game_id, level, exact)
+
+    def __call__(self, game_id: str, level: str, result: base.SearchResult) -> None:
+        if game_id not in self._levels:
+            return
+        if level not in self._levels[game_id]:
+            level = "other"
+        BEST_MOVE_DEPTH.labels(game_id, level).observe(result.depth)
+        BEST_MOVE_NODES.labels(game_id, level).observe(result.nodes)
+        BEST_MOVE_SECONDS.labels(game_id, level).observe(result.elapsed_ms / 1000)
+        BEST_MOVES.labels(game_id, level, "true" if result.exact else "false").inc()
+
+
+# --- the gateway -------------------------------------------------------------------------------------------
+
+
+def observe_http(method: str, route: str, status: int, seconds: float) -> None:
+    """One answered HTTP request; ``route`` must already be bounded (a proto template or a fixed path)."""
+    method = method if method in _HTTP_METHODS else "other"
+    HTTP_REQUESTS.labels(method, route, str(status)).inc()
+    HTTP_DURATION.labels(method, route).observe(seconds)

@@ -1,0 +1,85 @@
+"""schemathesis against the gateway's own OpenAPI document (``/openapi.json``, generated from the protos):
+requests that follow the schema and requests that break it, for every operation, through a real gunicorn
+gateway in front of a real gRPC server. The only acceptable answers are a success or a 4xx whose body is a
+``google.rpc.Status`` with an ErrorInfo — never a 5xx, never a body of another shape."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Iterator
+
+import pytest
+import schemathesis
+from hypothesis import HealthCheck, settings
+
+from service.api.errors import HTTP_STATUS
+from service.api.openapi import openapi_document
+from service.api.server import ServerConfig, create_server
+from service.api.servicer import ServiceConfig
+from tests.api.conftest import free_port, http, wait_http
+
+
+@pytest.fixture(scope="module")
+def fuzzed_gateway() -> Iterator[str]:
+    """A gateway (gunicorn, two workers) in front of a server whose searches are capped at 100 ms."""
+    config = ServerConfig(service=ServiceConfig(max_think_ms=100, search_slots=2, search_queue=4))
+    running = create_server(config, address="127.0.0.1:0")
+    port = free_port()
+    process = subprocess.Popen(
+        [
+            sys.executable, "-m", "gunicorn", "-c", "python:service.api.gunicorn_conf",
+            "--bind", f"127.0.0.1:{port}", "--workers", "2", "--log-level", "warning",
+            "service.api.gateway:create_app()",
+        ],
+        env={**os.environ, "GAMERULES_BACKEND": f"127.0.0.1:{running.port}", "GAMERULES_LOG_LEVEL": "WARNING"},
+    )  # fmt: skip
+    url = f"http://127.0.0.1:{port}"
+    try:
+        wait_http(url + "/healthz")
+        yield url
+    finally:
+        process.terminate()
+        process.wait(timeout=20)
+        running.shutdown(1)
+
+
+# The document the gateway serves at /openapi.json (checked below), loaded when the tests are collected: the
+# lazy loading from a fixture (schemathesis.pytest.from_fixture) does not work with this pytest version.
+schema = schemathesis.openapi.from_dict(openapi_document())
+# The coverage phase (every boundary case the schema defines) alone takes a minute on two cores: the fuzzing
+# phase's positive and negative examples keep the suite within its time.
+schema.config.phases.update(phases=["examples", "fuzzing"])
+
+
+def test_the_fuzzed_document_is_the_served_one(fuzzed_gateway):
+    status, served, _ = http(fuzzed_gateway, "/openapi.json")
+    assert status == 200 and served == json.loads(json.dumps(openapi_document()))
+
+
+def success_or_a_client_error_with_a_status(ctx, response, case) -> None:
+    """The brief's rule for every answer."""
+    code = response.status_code
+    if 200 <= code < 300:
+        return
+    assert 400 <= code < 500, f"{case.method} {case.formatted_path}: {code} {response.text[:300]}"
+    body = response.json()
+    assert isinstance(body, dict) and set(body) <= {"code", "message", "details"}, body
+    # grpc-gateway's mapping, but for a verb a path does not take: 405 with UNIMPLEMENTED, as grpc-gateway v2.
+    assert HTTP_STATUS[body["code"]] == code or (code, body["code"]) == (405, 12), body
+    assert isinstance(body.get("message"), str) and body["message"], body
+    infos = [d for d in body.get("details", []) if d.get("@type", "").endswith("google.rpc.ErrorInfo")]
+    assert len(infos) == 1 and infos[0]["domain"] == "gamerules.v1" and infos[0]["reason"], body
+
+
+@schema.parametrize()
+@settings(
+    max_examples=25,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much, HealthCheck.data_too_large],
+)
+def test_the_gateway_answers_success_or_a_client_error(case, fuzzed_gateway):
+    response = case.call(base_url=fuzzed_gateway, timeout=30)
+    success_or_a_client_error_with_a_status(None, response, case)
