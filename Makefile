@@ -19,10 +19,11 @@ HTTP_PORT ?= 8080
 install: $(INSTALLED) $(GENERATED)
 
 # The virtual environment with every pinned package, and a .pth so `service` and the generated
-# `gamerules.v1` packages import from this checkout.
-$(INSTALLED): requirements.lock pyproject.toml
+# `gamerules.v1` packages import from this checkout; the client library and its `gamerules` command, editable.
+$(INSTALLED): requirements.lock pyproject.toml clients/python/pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --disable-pip-version-check -r requirements.lock
+	$(PY) -m pip install --quiet --disable-pip-version-check --no-deps -e clients/python
 	echo "$(CURDIR)" > $(PURELIB)/gamerules-checkout.pth
 	echo "$(CURDIR)/$(GEN_DIR)" >> $(PURELIB)/gamerules-checkout.pth
 	touch $@
@@ -31,7 +32,8 @@ $(INSTALLED): requirements.lock pyproject.toml
 $(GENERATED): $(INSTALLED) $(PROTOS)
 	rm -rf $(GEN_DIR) && mkdir -p $(GEN_DIR)
 	$(PY) -m grpc_tools.protoc -Iproto -I$(PURELIB) \
-		--python_out=$(GEN_DIR) --pyi_out=$(GEN_DIR) --grpc_python_out=$(GEN_DIR) $(PROTOS)
+		--python_out=$(GEN_DIR) --pyi_out=$(GEN_DIR) --grpc_python_out=$(GEN_DIR) \
+		--include_imports --include_source_info --descriptor_set_out=$(GEN_DIR)/gamerules.binpb $(PROTOS)
 	touch $@
 
 proto: $(INSTALLED)
@@ -47,6 +49,7 @@ lint: install
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy service/games service/search
+	$(BIN)/mypy clients/python/gamerules_client
 	mkdir -p build && $(PY) -m grpc_tools.protoc -Iproto -I$(PURELIB) \
 		--include_imports --include_source_info --descriptor_set_out=build/image.binpb $(PROTOS)
 	$(BIN)/buf lint build/image.binpb --config proto/buf.yaml --path gamerules/v1 --error-format=text

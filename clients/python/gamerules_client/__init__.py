@@ -1,0 +1,71 @@
+"""A Python client of the gamerules service (gRPC), and the ``gamerules`` command line tool on top of it.
+
+::
+
+    from gamerules_client import GameRulesClient, IllegalMoveError
+
+    with GameRulesClient("localhost:50051") as client:
+        start = client.new_game("kalah").position
+        after = client.apply_move("kalah", start, "3")
+        print(after.position.notation, [event.detail for event in after.events])
+"""
+
+from __future__ import annotations
+
+from .client import (
+    DEFAULT_BEST_MOVE_TIMEOUT_S,
+    DEFAULT_TARGET,
+    DEFAULT_TIMEOUT_S,
+    GameRulesClient,
+    channel_options,
+    service_config,
+)
+from .errors import (
+    DeadlineExceededError,
+    FailedPreconditionError,
+    FieldViolation,
+    GameRulesError,
+    InvalidArgumentError,
+    NotFoundError,
+    PreconditionViolation,
+    ResourceExhaustedError,
+    UnauthenticatedError,
+    UnavailableError,
+    from_rpc_error,
+)
+from .notations import fields, game_id, game_name, move, moves, notation, options, parse_option, position
+
+# A well-formed move this position does not allow is a failed precondition (reason ILLEGAL_MOVE or GAME_OVER).
+IllegalMoveError = FailedPreconditionError
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "DEFAULT_BEST_MOVE_TIMEOUT_S",
+    "DEFAULT_TARGET",
+    "DEFAULT_TIMEOUT_S",
+    "DeadlineExceededError",
+    "FailedPreconditionError",
+    "FieldViolation",
+    "GameRulesClient",
+    "GameRulesError",
+    "IllegalMoveError",
+    "InvalidArgumentError",
+    "NotFoundError",
+    "PreconditionViolation",
+    "ResourceExhaustedError",
+    "UnauthenticatedError",
+    "UnavailableError",
+    "channel_options",
+    "fields",
+    "from_rpc_error",
+    "game_id",
+    "game_name",
+    "move",
+    "moves",
+    "notation",
+    "options",
+    "parse_option",
+    "position",
+    "service_config",
+]

@@ -1,0 +1,9 @@
+"""``python -m gamerules_client``: the ``gamerules`` command line tool."""
+
+from __future__ import annotations
+
+import sys
+
+from .cli import main
+
+sys.exit(main())

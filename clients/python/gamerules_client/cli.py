@@ -1,0 +1,410 @@
+"""``gamerules``: the command line tool — list the games, draw positions, ask for moves, and play.
+
+::
+
+    gamerules games                             # the games, their options and levels
+    gamerules new reversi                       # the start position, drawn, and its notation
+    gamerules moves kalah start                 # the legal moves ("start" = the default start position)
+    gamerules apply reversi start d3 c5         # play moves, print what happened and the board
+    gamerules best strands "<notation>" --level hard --top 3
+    gamerules play dots-and-boxes --level easy  # you against the service (you are seat 1)
+    gamerules play petak-sawah --auto           # the service against itself
+
+The server is ``--target`` (``GAMERULES_TARGET``, default ``localhost:50051``). A POSITION is a notation
+(quote it: it has spaces) or ``start``. Exit status: 0, 1 for an error answer of the service (printed with
+its reason and fields), 2 for a usage mistake.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from collections.abc import Sequence
+from typing import Any, TextIO
+
+import grpc
+from google.protobuf import json_format
+from google.protobuf.message import Message
+
+from . import board
+from . import notations as nt
+from ._stubs import pb
+from .client import DEFAULT_TARGET, DEFAULT_TIMEOUT_S, GameRulesClient
+from .errors import GameRulesError
+
+# Games whose legal moves are marked on the board when it is the human's turn (the others would be all marks).
+_MARK_LEGAL = frozenset({"reversi"})
+_MAX_PLIES = 10_000  # no game here is near this long; it only bounds a runaway loop
+
+
+class _Quit(Exception):
+    """The human left the game (``quit`` or the end of the input)."""
+
+
+class Cli:
+    """One run of the tool: the client, the output and the drawing style."""
+
+    def __init__(self, client: GameRulesClient, out: TextIO, style: board.Style, as_json: bool) -> None:
+        self.client = client
+        self.out = out
+        self.style = style
+        self.as_json = as_json
+        self._games: dict[str, pb.Game] = {}
+
+    def say(self, text: str = "") -> None:
+        print(text, file=self.out, flush=True)
+
+    def json(self, message: Message) -> None:
+        self.say(json_format.MessageToJson(message, always_print_fields_with_no_presence=True, indent=2))
+
+    def game(self, game: str) -> pb.Game:
+        game = nt.game_id(game)
+        if game not in self._games:
+            self._games[game] = self.client.get_game(game)
+        return self._games[game]
+
+    def position(self, game: str, text: str) -> pb.Position:
+        """A POSITION argument: a notation, or ``start`` for the default start position."""
+        if text == "start":
+            return self.client.new_game(game).position
+        return nt.position(text)
+
+    def seat(self, game: str, seat: int, fields: dict[str, Any] | None = None) -> str:
+        """``Black (seat 1)``: the game's name for the seat, where it has one."""
+        names = list(self.game(game).seat_names)
+        if nt.game_id(game) == "reversi" and fields and int(fields.get("black_seat") or 1) == 2:
+            names = names[::-1]
+        name = names[seat - 1] if 0 < seat <= len(names) else ""
+        return f"{name} (seat {seat})" if name and name.lower() != f"seat {seat}" else f"seat {seat}"
+
+    def draw(self, game: str, position: pb.Position, marks: Sequence[str] = ()) -> None:
+        self.say(board.draw(game, nt.fields(position), position.notation, style=self.style, marks=marks))
+
+    def status(self, game: str, score: pb.ScoreResponse) -> str:
+        fields = nt.fields(score.position)
+        scores = "   ".join(f"{self.seat(game, i + 1, fields)}: {value}" for i, value in enumerate(score.scores))
+        if score.game_over:
+            return f"{scores}   — game over"
+        return f"{scores}   — {self.seat(game, score.to_move, fields)} to move"
+
+    def result(self, game: str, score: pb.ScoreResponse) -> str:
+        fields = nt.fields(score.position)
+        detail = f": {score.detail}" if score.detail else ""
+        if score.HasField("winner"):
+            return f"{self.seat(game, score.winner, fields)} wins ({score.reason}){detail}"
+        return f"a draw{detail}"
+
+    def show(self, game: str, position: pb.Position, marks: Sequence[str] = ()) -> pb.ScoreResponse:
+        """Draw the position with its scores and whose turn it is; the Score answer."""
+        score = self.client.score(game, position)
+        self.draw(game, score.position, marks)
+        self.say(self.status(game, score))
+        return score
+
+    # --- commands ----------------------------------------------------------------------------------
+
+    def cmd_games(self, args: argparse.Namespace) -> int:
+        games = [self.game(args.game)] if args.game else self.client.list_games()
+        if self.as_json:
+            for described in games:
+                self.json(described)
+            return 0
+        for described in games:
+            self.say(f"{described.id}: {described.title} — seats: {', '.join(described.seat_names)}")
+            if args.game:
+                self.say(f"  {described.description}")
+                self.say(f"  position notation: {described.position_notation}")
+                self.say(f"  move notation: {described.move_notation}")
+            for option in described.options:
+                default = _plain(json_format.MessageToDict(option.default_value))
+                bounds = ""
+                if option.HasField("minimum") or option.HasField("maximum"):
+                    bounds = f" {option.minimum if option.HasField('minimum') else ''}..{option.maximum}"
+                choices = f" one of {', '.join(option.choices)}" if option.choices else ""
+                self.say(f"  option {option.name} ({option.type}{bounds}{choices}) = {default}")
+                if args.game:
+                    self.say(f"      {option.description}")
+            levels = ", ".join(
+                level.name + (" (default)" if level.name == described.default_level else "")
+                for level in described.levels
+            )
+            self.say(f"  levels: {levels}")
+        return 0
+
+    def cmd_new(self, args: argparse.Namespace) -> int:
+        options = dict(nt.parse_option(text) for text in args.option)
+        response = self.client.new_game(args.game, options, args.seed)
+        if self.as_json:
+            self.json(response)
+            return 0
+        self.show(args.game, response.position)
+        self.say(f"position: {response.position.notation}")
+        seed = getattr(response, "seed", "")  # the seed the server used (a random one when none was given)
+        if seed:
+            self.say(f"seed: {seed}")
+        return 0
+
+    def cmd_show(self, args: argparse.Namespace) -> int:
+        position = self.position(args.game, args.position)
+        if self.as_json:
+            self.json(self.client.score(args.game, position))
+            return 0
+        score = self.show(args.game, position)
+        if score.game_over:
+            self.say(self.result(args.game, score))
+        self.say(f"position: {score.position.notation}")
+        return 0
+
+    def cmd_score(self, args: argparse.Namespace) -> int:
+        return self.cmd_show(args)
+
+    def cmd_moves(self, args: argparse.Namespace) -> int:
+        position = self.position(args.game, args.position)
+        page = self.client.legal_moves(args.game, position, page_size=min(args.limit, 1000))
+        if self.as_json:
+            self.json(page)
+            return 0
+        if page.game_over:
+            self.say("the game is over: no moves")
+            return 0
+        moves = [move.notation for move in page.moves]
+        self.say(f"{page.total_size} legal move{'s' if page.total_size != 1 else ''} for seat {page.to_move}:")
+        self.say("  " + "  ".join(moves) + ("  ..." if page.next_page_token else ""))
+        for group in page.move_space:
+            count = (
+                f"{group.min_count}" if group.min_count == group.max_count else f"{group.min_count}..{group.max_count}"
+            )
+            self.say(f"  label {group.label}: cover {count} of {' '.join(group.cells)}")
+        return 0
+
+    def cmd_apply(self, args: argparse.Namespace) -> int:
+        position = self.position(args.game, args.position)
+        response = self.client.apply_moves(args.game, position, args.moves)
+        if self.as_json:
+            self.json(response)
+            return 0
+        for step in response.steps:
+            self.say(f"{step.move.notation}: " + " ".join(event.detail or event.type for event in step.events))
+        score = self.show(args.game, response.position)
+        if score.game_over:
+            self.say(self.result(args.game, score))
+        self.say(f"position: {response.position.notation}")
+        return 0
+
+    def cmd_best(self, args: argparse.Namespace) -> int:
+        position = self.position(args.game, args.position)
+        answer = self.client.best_move(
+            args.game,
+            position,
+            args.level,
+            max_time_ms=args.max_time_ms,
+            max_depth=args.max_depth,
+            max_nodes=args.max_nodes,
+            seed=args.seed,
+            top_n=args.top,
+        )
+        if self.as_json:
+            self.json(answer)
+            return 0
+        proved = "proved" if answer.exact else "estimate"
+        self.say(
+            f"best: {answer.move.notation}   value {answer.value:+g} ({proved})   level {answer.level}   "
+            f"depth {answer.depth}, {answer.nodes} nodes, {answer.elapsed_ms} ms, stopped: {answer.stop_reason}"
+        )
+        if answer.pv:
+            self.say("line: " + " ".join(move.notation for move in answer.pv))
+        if len(answer.alternatives) > 1:
+            self.say("alternatives: " + ", ".join(f"{s.move.notation} {s.value:+g}" for s in answer.alternatives))
+        return 0
+
+    # --- play ----------------------------------------------------------------------------------------
+
+    def cmd_play(self, args: argparse.Namespace, stdin: TextIO) -> int:
+        game = nt.game_id(args.game)
+        described = self.game(game)
+        level = args.level or described.default_level
+        if args.position:
+            position = self.position(game, args.position)
+        else:
+            options = dict(nt.parse_option(text) for text in args.option)
+            started = self.client.new_game(game, options, args.seed)
+            position = started.position
+            if getattr(started, "seed", "") and not args.seed:
+                self.say(f"seed: {started.seed} (play the same start again with --seed {started.seed})")
+        human = 0 if args.auto else args.seat
+        who = "the service plays both seats" if not human else f"you are {self.seat(game, human)}"
+        self.say(f"{described.title}: {who}; the service plays at level {level}")
+        if human:
+            self.say("type a move, or: moves, hint, board, quit")
+        played: list[str] = []
+        for ply in range(_MAX_PLIES):
+            turn = self.client.legal_moves(game, position, page_size=64)
+            marks = [m.notation for m in turn.moves] if human == turn.to_move and game in _MARK_LEGAL else []
+            score = self.show(game, position, marks)
+            self.say(f"position: {score.position.notation}")
+            if score.game_over:
+                self.say(self.result(game, score))
+                self.say(f"moves: {' '.join(played)}")
+                return 0
+            if human and turn.to_move == human:
+                try:
+                    step = self._human_turn(game, position, level, stdin)
+                except _Quit:
+                    self.say(f"game left after {len(played)} moves; position: {position.notation}")
+                    return 0
+            else:
+                best = self.client.best_move(game, position, level, seed=f"{args.seed}:{ply}")
+                step = self.client.apply_move(game, position, best.move)
+                self.say(f"{self.seat(game, turn.to_move, nt.fields(position))} plays {step.move.notation}")
+            for event in step.events:
+                if event.detail:
+                    self.say(f"  {event.detail}")
+            played.append(step.move.notation)
+            position = step.position
+        self.say("stopped: the game ran longer than any game of these rules can")
+        return 1
+
+    def _human_turn(self, game: str, position: pb.Position, level: str, stdin: TextIO) -> pb.ApplyMoveResponse:
+        while True:
+            self.out.write("your move> ")
+            self.out.flush()
+            line = stdin.readline()
+            if not line:
+                self.say()
+                raise _Quit
+            text = line.strip()
+            if text in ("quit", "exit", "q"):
+                raise _Quit
+            if not text:
+                continue
+            if text in ("moves", "?", "help"):
+                page = self.client.legal_moves(game, position, page_size=200)
+                self.say(f"{page.total_size} legal moves: " + " ".join(m.notation for m in page.moves))
+                for group in page.move_space:
+                    self.say(
+                        f"  label {group.label}: cover {group.min_count}..{group.max_count} of {' '.join(group.cells)}"
+                    )
+                self.say("other commands: hint, board, quit")
+                continue
+            if text == "hint":
+                hint = self.client.best_move(game, position, level)
+                self.say(f"hint: {hint.move.notation} (value {hint.value:+g})")
+                continue
+            if text == "board":
+                self.show(game, position)
+                continue
+            try:
+                return self.client.apply_move(game, position, text)
+            except GameRulesError as error:
+                self.say(f"not played: {error.message}")
+
+
+def _plain(value: Any) -> str:
+    """A JSON value as a person writes it: ``8`` rather than ``8.0`` (Struct numbers are doubles)."""
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    if isinstance(value, str):
+        return value or '""'
+    return json.dumps(value)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="gamerules", description="Play and query the gamerules service from the terminal."
+    )
+    parser.add_argument(
+        "--target",
+        default=os.environ.get("GAMERULES_TARGET", DEFAULT_TARGET),
+        help="the gRPC server, host:port (env GAMERULES_TARGET; default %(default)s)",
+    )
+    parser.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT_S, help="deadline of each call in seconds")
+    parser.add_argument("--tls", action="store_true", help="use TLS (with --ca for a private certificate authority)")
+    parser.add_argument("--ca", help="PEM file of the certificate authority to trust (implies --tls)")
+    parser.add_argument(
+        "--api-key", default=os.environ.get("GAMERULES_API_KEY", ""), help="sent as x-api-key (env GAMERULES_API_KEY)"
+    )
+    parser.add_argument("--ascii", action="store_true", help="draw with plain ASCII characters")
+    parser.add_argument("--json", action="store_true", help="print the answers as JSON (not for play)")
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    games = commands.add_parser("games", help="list the games, or describe one")
+    games.add_argument("game", nargs="?")
+
+    def with_position(name: str, text: str) -> argparse.ArgumentParser:
+        command = commands.add_parser(name, help=text)
+        command.add_argument("game", help="reversi, kalah, dots-and-boxes, petak-sawah or strands")
+        command.add_argument("position", help="a position notation (quoted), or `start`")
+        return command
+
+    new = commands.add_parser("new", help="the start position of a game")
+    new.add_argument("game")
+    new.add_argument("-o", "--option", action="append", default=[], metavar="NAME=VALUE", help="a game option")
+    new.add_argument("--seed", default="", help="feeds random rocks and layouts")
+
+    with_position("show", "draw a position with its scores")
+    with_position("score", "the scores, and the result once the game is over")
+    moves = with_position("moves", "the legal moves")
+    moves.add_argument("--limit", type=int, default=200, help="list at most this many (default %(default)s)")
+    apply = with_position("apply", "play moves and show what happened")
+    apply.add_argument("moves", nargs="+", metavar="MOVE")
+    best = with_position("best", "the service's best move")
+    best.add_argument("--level", default="", help="a level of the game (see `gamerules games GAME`)")
+    best.add_argument("--max-time-ms", type=int, default=0)
+    best.add_argument("--max-depth", type=int, default=0)
+    best.add_argument("--max-nodes", type=int, default=0)
+    best.add_argument("--seed", default="")
+    best.add_argument("--top", type=int, default=0, help="score this many moves")
+
+    play = commands.add_parser("play", help="play a whole game against the service")
+    play.add_argument("game")
+    play.add_argument("--level", default="", help="the service's level (default: the game's default level)")
+    play.add_argument("--seat", type=int, choices=(1, 2), default=1, help="your seat (default 1)")
+    play.add_argument("--auto", action="store_true", help="the service plays both seats")
+    play.add_argument("-o", "--option", action="append", default=[], metavar="NAME=VALUE", help="a game option")
+    play.add_argument("--seed", default="", help="for the start position and the service's choices")
+    play.add_argument("--position", default="", help="start from this position instead")
+    return parser
+
+
+def _credentials(args: argparse.Namespace) -> grpc.ChannelCredentials | None:
+    if not (args.tls or args.ca):
+        return None
+    if args.ca:
+        with open(args.ca, "rb") as file:
+            return grpc.ssl_channel_credentials(root_certificates=file.read())
+    return grpc.ssl_channel_credentials()
+
+
+def main(argv: Sequence[str] | None = None, stdin: TextIO | None = None, stdout: TextIO | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    out = stdout or sys.stdout
+    encoding = getattr(out, "encoding", None) or "utf-8"
+    try:
+        "●○·".encode(encoding)
+        style = board.ASCII if args.ascii else board.UNICODE
+    except (UnicodeEncodeError, LookupError):
+        style = board.ASCII
+    metadata = [("x-api-key", args.api_key)] if args.api_key else []
+    with GameRulesClient(
+        args.target, timeout=args.timeout, credentials=_credentials(args), metadata=metadata
+    ) as client:
+        cli = Cli(client, out, style, args.json)
+        try:
+            if args.command == "play":
+                return cli.cmd_play(args, stdin or sys.stdin)
+            handler = getattr(cli, f"cmd_{args.command}")
+            return int(handler(args))
+        except GameRulesError as error:
+            print(f"error: {error}", file=sys.stderr)
+            for field in error.fields:
+                print(f"  field: {field}", file=sys.stderr)
+            return 1
+        except ValueError as error:  # a malformed option on the command line
+            print(f"error: {error}", file=sys.stderr)
+            return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,244 @@
+"""``GameRulesClient``: typed methods over the generated gRPC stubs, with deadlines and retries done right.
+
+- **Deadlines by default.** Every call has one: ``timeout`` (5 s) for the cheap calls, ``best_move_timeout``
+  (15 s, the server's 10 s think cap plus the trip) for BestMove, which the server always answers before
+  the deadline with the best move found so far. Any call takes its own ``timeout=`` too.
+- **Retries only where safe.** The channel's gRPC service config retries UNAVAILABLE (the server could not
+  be reached or is shutting down: nothing ran) with exponential backoff, within the call's deadline. Every
+  RPC is a pure function of its request, so a retry can never do something twice; other codes are answers,
+  not accidents, and are never retried. RESOURCE_EXHAUSTED is the server asking to back off: it raises
+  ``ResourceExhaustedError`` with ``retry_after_s``.
+- **Balanced.** The channel uses the round_robin policy: with ``dns:///name:port`` naming several servers (a
+  Kubernetes headless Service) its calls spread over all of them instead of sticking to one connection.
+- **Errors as exceptions** carrying the ``google.rpc.Status`` details (``errors.py``).
+
+Positions and moves are taken as notation strings or messages (``notations.py``)::
+
+    with GameRulesClient("localhost:50051") as client:
+        start = client.new_game("reversi").position
+        print(client.legal_moves("reversi", start).moves[0].notation)   # c4
+        print(client.best_move("reversi", start, level="beginner").move.notation)
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from typing import Any, TypeVar
+
+import grpc
+from grpc_health.v1 import health_pb2, health_pb2_grpc
+
+from . import notations as nt
+from ._stubs import SERVICE, pb, pb_grpc
+from .errors import from_rpc_error
+
+DEFAULT_TARGET = "localhost:50051"
+DEFAULT_TIMEOUT_S = 5.0
+DEFAULT_BEST_MOVE_TIMEOUT_S = 15.0
+DEFAULT_MAX_ATTEMPTS = 4
+MAX_MESSAGE_BYTES = 16 << 20
+
+_Response = TypeVar("_Response")
+
+
+def service_config(max_attempts: int = DEFAULT_MAX_ATTEMPTS) -> str:
+    """The channel's gRPC service config: retry UNAVAILABLE only, on GameRules and Health; spread calls over
+    every address the target resolves to (a Kubernetes headless Service: one per pod)."""
+    return json.dumps(
+        {
+            "loadBalancingConfig": [{"round_robin": {}}],
+            "methodConfig": [
+                {
+                    "name": [{"service": SERVICE}, {"service": "grpc.health.v1.Health"}],
+                    "retryPolicy": {
+                        "maxAttempts": max(2, min(max_attempts, 5)),  # gRPC caps attempts at 5
+                        "initialBackoff": "0.1s",
+                        "maxBackoff": "2s",
+                        "backoffMultiplier": 2,
+                        "retryableStatusCodes": ["UNAVAILABLE"],
+                    },
+                }
+            ],
+        }
+    )
+
+
+def channel_options(max_attempts: int = DEFAULT_MAX_ATTEMPTS) -> list[tuple[str, Any]]:
+    return [
+        ("grpc.service_config", service_config(max_attempts)),
+        ("grpc.enable_retries", 1),
+        ("grpc.max_receive_message_length", MAX_MESSAGE_BYTES),
+    ]
+
+
+class GameRulesClient:
+    """A client of the GameRules service on ``target`` (``host:port``). Thread-safe; close it (or use it as
+    a context manager) to close its channel.
+
+    ``credentials`` makes a TLS channel (``grpc.ssl_channel_credentials(...)``); ``metadata`` is sent with
+    every call (e.g. ``[("x-api-key", KEY)]``); ``channel`` uses a channel you made instead.
+    """
+
+    def __init__(
+        self,
+        target: str = DEFAULT_TARGET,
+        *,
+        timeout: float = DEFAULT_TIMEOUT_S,
+        best_move_timeout: float = DEFAULT_BEST_MOVE_TIMEOUT_S,
+        credentials: grpc.ChannelCredentials | None = None,
+        metadata: Sequence[tuple[str, str]] = (),
+        max_attempts: int = DEFAULT_MAX_ATTEMPTS,
+        channel: grpc.Channel | None = None,
+    ) -> None:
+        self.target = target
+        self.timeout = timeout
+        self.best_move_timeout = best_move_timeout
+        self._metadata = tuple(metadata)
+        self._own_channel = channel is None
+        if channel is None:
+            options = channel_options(max_attempts)
+            if credentials is None:
+                channel = grpc.insecure_channel(target, options=options)
+            else:
+                channel = grpc.secure_channel(target, credentials, options=options)
+        self.channel = channel
+        stub_class: Any = pb_grpc.GameRulesStub  # the generated stubs have no type hints
+        self._stub = stub_class(channel)
+        self._health = health_pb2_grpc.HealthStub(channel)
+
+    def close(self) -> None:
+        if self._own_channel:
+            self.channel.close()
+
+    def __enter__(self) -> GameRulesClient:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        return f"GameRulesClient({self.target!r}, timeout={self.timeout!r})"
+
+    def _call(self, method: Any, request: Any, timeout: float | None) -> Any:
+        try:
+            return method(request, timeout=self.timeout if timeout is None else timeout, metadata=self._metadata)
+        except grpc.RpcError as error:
+            raise from_rpc_error(error) from None
+
+    # --- the RPCs --------------------------------------------------------------------------------------
+
+    def list_games(self, *, timeout: float | None = None) -> list[pb.Game]:
+        """Every game: options with defaults and ranges, best-move levels, notation help."""
+        response: pb.ListGamesResponse = self._call(self._stub.ListGames, pb.ListGamesRequest(), timeout)
+        return list(response.games)
+
+    def get_game(self, game: str, *, timeout: float | None = None) -> pb.Game:
+        """One game's description (``reversi`` or ``games/reversi``)."""
+        response: pb.Game = self._call(self._stub.GetGame, pb.GetGameRequest(name=nt.game_name(game)), timeout)
+        return response
+
+    def new_game(
+        self, game: str, options: Mapping[str, Any] | None = None, seed: str = "", *, timeout: float | None = None
+    ) -> pb.NewGameResponse:
+        """The start position for ``options`` (names as in GetGame; missing ones take their defaults)."""
+        request = pb.NewGameRequest(game=nt.game_name(game), options=nt.options(options), seed=seed)
+        response: pb.NewGameResponse = self._call(self._stub.NewGame, request, timeout)
+        return response
+
+    def legal_moves(
+        self,
+        game: str,
+        position: nt.PositionLike,
+        page_size: int = 0,
+        page_token: str = "",
+        *,
+        timeout: float | None = None,
+    ) -> pb.LegalMovesResponse:
+        """One page of the legal moves (``next_page_token`` for the next), the seat to move, game over."""
+        request = pb.LegalMovesRequest(
+            game=nt.game_name(game), position=nt.position(position), page_size=page_size, page_token=page_token
+        )
+        response: pb.LegalMovesResponse = self._call(self._stub.LegalMoves, request, timeout)
+        return response
+
+    def iter_legal_moves(
+        self, game: str, position: nt.PositionLike, page_size: int = 1000, *, timeout: float | None = None
+    ) -> Iterator[pb.Move]:
+        """Every legal move, page after page (Strands can have tens of thousands: stop when you have enough)."""
+        token = ""
+        while True:
+            page = self.legal_moves(game, position, page_size, token, timeout=timeout)
+            yield from page.moves
+            token = page.next_page_token
+            if not token:
+                return
+
+    def apply_move(
+        self, game: str, position: nt.PositionLike, move: nt.MoveLike, *, timeout: float | None = None
+    ) -> pb.ApplyMoveResponse:
+        """The position after ``move`` and the events (flips, captures, passes, boxes, points...)."""
+        request = pb.ApplyMoveRequest(game=nt.game_name(game), position=nt.position(position), move=nt.move(move))
+        response: pb.ApplyMoveResponse = self._call(self._stub.ApplyMove, request, timeout)
+        return response
+
+    def apply_moves(
+        self, game: str, position: nt.PositionLike, moves: Iterable[nt.MoveLike], *, timeout: float | None = None
+    ) -> pb.ApplyMovesResponse:
+        """Every step of a sequence of moves (replay; undo = replay one fewer)."""
+        request = pb.ApplyMovesRequest(game=nt.game_name(game), position=nt.position(position), moves=nt.moves(moves))
+        response: pb.ApplyMovesResponse = self._call(self._stub.ApplyMoves, request, timeout)
+        return response
+
+    def score(self, game: str, position: nt.PositionLike, *, timeout: float | None = None) -> pb.ScoreResponse:
+        """Each seat's score; once over, the winner (absent for a draw) and the deciding reason."""
+        request = pb.ScoreRequest(game=nt.game_name(game), position=nt.position(position))
+        response: pb.ScoreResponse = self._call(self._stub.Score, request, timeout)
+        return response
+
+    def batch_score(
+        self, game: str, positions: Iterable[nt.PositionLike], *, timeout: float | None = None
+    ) -> list[pb.ScoreResponse]:
+        """Score for up to 100 positions of one game."""
+        request = pb.BatchScoreRequest(game=nt.game_name(game), positions=[nt.position(p) for p in positions])
+        response: pb.BatchScoreResponse = self._call(self._stub.BatchScore, request, timeout)
+        return list(response.scores)
+
+    def best_move(
+        self,
+        game: str,
+        position: nt.PositionLike,
+        level: str = "",
+        *,
+        max_time_ms: int = 0,
+        max_depth: int = 0,
+        max_nodes: int = 0,
+        seed: str = "",
+        top_n: int = 0,
+        timeout: float | None = None,
+    ) -> pb.BestMoveResponse:
+        """A move at ``level`` (empty: the game's default) or within the limits, with value, exactness, depth,
+        nodes, principal variation and ``top_n`` scored alternatives. The deadline defaults to
+        ``best_move_timeout`` (longer when ``max_time_ms`` asks for more); the server answers before it."""
+        request = pb.BestMoveRequest(
+            game=nt.game_name(game),
+            position=nt.position(position),
+            level=level,
+            limits=pb.SearchLimits(max_time_ms=max_time_ms, max_depth=max_depth, max_nodes=max_nodes),
+            seed=seed,
+            top_n=top_n,
+        )
+        if timeout is None:
+            timeout = max(self.best_move_timeout, max_time_ms / 1000 + 2)
+        response: pb.BestMoveResponse = self._call(self._stub.BestMove, request, timeout)
+        return response
+
+    def ready(self, *, timeout: float = 2.0) -> bool:
+        """Whether the server answers its health check as SERVING for GameRules."""
+        try:
+            answer = self._health.Check(
+                health_pb2.HealthCheckRequest(service=SERVICE), timeout=timeout, metadata=self._metadata
+            )
+        except grpc.RpcError:
+            return False
+        return bool(answer.status == health_pb2.HealthCheckResponse.SERVING)

@@ -1,0 +1,325 @@
+"""The OpenAPI 3.1 document of the REST gateway, generated at run time from the proto descriptors.
+
+Nothing here names an RPC or a field: every ``google.api.http`` rule of the GameRules service becomes a path
+(``/v1/{game=games/*}:newGame`` is written ``/v1/games/{game}:newGame``, the variable's ``*`` becoming the
+path parameter), every message reachable from the service becomes a schema under ``components``, in the
+proto3 JSON mapping the gateway speaks (lowerCamelCase names, 64-bit integers as strings, ``Struct`` and
+``Value`` free-form, ``Any`` as an object with ``@type``), and every error is the ``google.rpc.Status``.
+Descriptions come from the proto comments when the descriptor set with source info that ``make proto``
+writes next to the generated code (``service/gen/gamerules.binpb``) is there; without it the document is
+the same less the prose.
+
+The schemas describe the canonical JSON, which is what responses carry; the parser also accepts what
+proto3 JSON allows besides (the original snake_case names, integers written as strings).
+Query parameters are not described: no GET rule of the service has fields left for them, and the gateway
+reads none.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+from pathlib import Path
+from typing import Any
+
+from flask import Response
+from google.api import annotations_pb2
+from google.protobuf import descriptor, descriptor_pb2
+from google.rpc import error_details_pb2, status_pb2
+
+from gamerules.v1 import gamerules_pb2 as pb
+from service.games import GAMES
+
+SERVICE = pb.DESCRIPTOR.services_by_name["GameRules"]
+OPENAPI_VERSION = "3.1.0"
+API_VERSION = "v1"
+# Made by the Makefile's protoc call with --include_source_info: the proto comments.
+DESCRIPTOR_SET = Path(pb.__file__).resolve().parents[2] / "gamerules.binpb"
+_STATUS = "google.rpc.Status"
+# Error details the service sends inside Status.details; listed so clients can see their shape.
+_ERROR_DETAILS = (
+    error_details_pb2.ErrorInfo.DESCRIPTOR,
+    error_details_pb2.BadRequest.DESCRIPTOR,
+    error_details_pb2.PreconditionFailure.DESCRIPTOR,
+)
+
+_INT32 = {"type": "integer", "format": "int32", "minimum": -(2**31), "maximum": 2**31 - 1}
+_UINT32 = {"type": "integer", "format": "int64", "minimum": 0, "maximum": 2**32 - 1}
+_INT64 = {"type": "string", "format": "int64", "pattern": "^-?[0-9]+$"}
+_UINT64 = {"type": "string", "format": "uint64", "pattern": "^[0-9]+$"}
+_FD = descriptor.FieldDescriptor
+_SCALARS: dict[int, dict[str, Any]] = {
+    _FD.TYPE_INT32: _INT32,
+    _FD.TYPE_SINT32: _INT32,
+    _FD.TYPE_SFIXED32: _INT32,
+    _FD.TYPE_UINT32: _UINT32,
+    _FD.TYPE_FIXED32: _UINT32,
+    _FD.TYPE_INT64: _INT64,
+    _FD.TYPE_SINT64: _INT64,
+    _FD.TYPE_SFIXED64: _INT64,
+    _FD.TYPE_UINT64: _UINT64,
+    _FD.TYPE_FIXED64: _UINT64,
+    _FD.TYPE_DOUBLE: {"type": "number", "format": "double"},
+    _FD.TYPE_FLOAT: {"type": "number", "format": "float"},
+    _FD.TYPE_BOOL: {"type": "boolean"},
+    _FD.TYPE_STRING: {"type": "string"},
+    _FD.TYPE_BYTES: {"type": "string", "format": "byte", "contentEncoding": "base64"},
+}
+# Well-known types have their own JSON forms (the proto3 JSON mapping).
+_WELL_KNOWN: dict[str, dict[str, Any]] = {
+    "google.protobuf.Struct": {"type": "object", "additionalProperties": True, "description": "Any JSON object."},
+    "google.protobuf.Value": {"description": "Any JSON value."},
+    "google.protobuf.ListValue": {"type": "array", "items": {}, "description": "Any JSON array."},
+    "google.protobuf.Any": {
+        "type": "object",
+        "properties": {"@type": {"type": "string", "description": "type.googleapis.com/ and the message's full name."}},
+        "required": ["@type"],
+        "additionalProperties": True,
+        "description": "A message of the type named by @type, its fields beside @type.",
+    },
+    "google.protobuf.Timestamp": {"type": "string", "format": "date-time"},
+    "google.protobuf.Duration": {"type": "string", "pattern": "^-?[0-9]+(\\.[0-9]{1,9})?s$", "examples": ["1.5s"]},
+    "google.protobuf.FieldMask": {"type": "string", "description": "Comma-separated lowerCamelCase field paths."},
+    "google.protobuf.Empty": {"type": "object"},
+    "google.protobuf.DoubleValue": {"type": "number", "format": "double"},
+    "google.protobuf.FloatValue": {"type": "number", "format": "float"},
+    "google.protobuf.Int64Value": _INT64,
+    "google.protobuf.UInt64Value": _UINT64,
+    "google.protobuf.Int32Value": _INT32,
+    "google.protobuf.UInt32Value": _UINT32,
+    "google.protobuf.BoolValue": {"type": "boolean"},
+    "google.protobuf.StringValue": {"type": "string"},
+    "google.protobuf.BytesValue": _SCALARS[_FD.TYPE_BYTES],
+}
+
+
+def _ref(name: str) -> dict[str, str]:
+    return {"$ref": f"#/components/schemas/{name}"}
+
+
+def _name_message(
+    names: dict[tuple[int, ...], str], message: descriptor_pb2.DescriptorProto, path: tuple[int, ...], scope: str
+) -> None:
+    """Record the full names of a message, its fields, nested messages and enums by source path."""
+    name = f"{scope}.{message.name}"
+    names[path] = name
+    for i, field in enumerate(message.field):
+        names[(*path, 2, i)] = f"{name}.{field.name}"
+    for i, nested in enumerate(message.nested_type):
+        _name_message(names, nested, (*path, 3, i), name)
+    for i, enum in enumerate(message.enum_type):
+        _name_enum(names, enum, (*path, 4, i), name)
+
+
+def _name_enum(
+    names: dict[tuple[int, ...], str], enum: descriptor_pb2.EnumDescriptorProto, path: tuple[int, ...], scope: str
+) -> None:
+    names[path] = f"{scope}.{enum.name}"
+    for i, value in enumerate(enum.value):
+        names[(*path, 2, i)] = f"{scope}.{enum.name}.{value.name}"
+
+
+def _comments() -> dict[str, str]:
+    """Leading comments by element full name (``gamerules.v1.Position``, ``gamerules.v1.Position.notation``,
+    ``gamerules.v1.GameRules.NewGame``) from the descriptor set with source info, if it was generated.
+    Source paths are field numbers of descriptor.proto: 4 message_type, 5 enum_type, 6 service; in a
+    message 2 field, 3 nested_type, 4 enum_type; in a service 2 method; in an enum 2 value."""
+    try:
+        files = descriptor_pb2.FileDescriptorSet.FromString(DESCRIPTOR_SET.read_bytes())
+    except (OSError, ValueError):
+        return {}
+    found: dict[str, str] = {}
+    for file in files.file:
+        names: dict[tuple[int, ...], str] = {}
+        for i, message in enumerate(file.message_type):
+            _name_message(names, message, (4, i), file.package)
+        for i, enum in enumerate(file.enum_type):
+            _name_enum(names, enum, (5, i), file.package)
+        for i, service in enumerate(file.service):
+            names[(6, i)] = f"{file.package}.{service.name}"
+            for j, method in enumerate(service.method):
+                names[(6, i, 2, j)] = f"{file.package}.{service.name}.{method.name}"
+        for location in file.source_code_info.location:
+            name = names.get(tuple(location.path))
+            text = "\n".join(line.removeprefix(" ") for line in location.leading_comments.strip("\n").split("\n"))
+            if name and text.strip():
+                found[name] = text.strip()
+    return found
+
+
+class _Builder:
+    """Collects the component schemas while walking the messages the service uses."""
+
+    def __init__(self, comments: dict[str, str]) -> None:
+        self.comments = comments
+        self.schemas: dict[str, dict[str, Any]] = {}
+
+    def _described(self, schema: dict[str, Any], full_name: str) -> dict[str, Any]:
+        text = self.comments.get(full_name)
+        return {**schema, "description": text} if text else schema
+
+    def message(self, message: descriptor.Descriptor) -> dict[str, str]:
+        """A ``$ref`` to the message's schema, adding it (and what it uses) to the components."""
+        name = message.full_name
+        if name not in self.schemas:
+            if name in _WELL_KNOWN:
+                self.schemas[name] = dict(_WELL_KNOWN[name])
+            else:
+                self.schemas[name] = {}  # placeholder: recursive messages refer to themselves
+                self.schemas[name] = self.object_schema(message)
+        return _ref(name)
+
+    def object_schema(self, message: descriptor.Descriptor, exclude: frozenset[str] = frozenset()) -> dict[str, Any]:
+        properties = {field.json_name: self.field(field) for field in message.fields if field.name not in exclude}
+        schema: dict[str, Any] = self._described({"type": "object", "properties": properties}, message.full_name)
+        real_oneofs = [o for o in message.oneofs if not (len(o.fields) == 1 and o.name == "_" + o.fields[0].name)]
+        notes = [
+            f"At most one of {', '.join(f'`{f.json_name}`' for f in oneof.fields)} (oneof `{oneof.name}`)."
+            for oneof in real_oneofs
+        ]
+        if notes:
+            schema["description"] = "\n\n".join([schema.get("description", ""), *notes]).strip()
+        return schema
+
+    def enum(self, enum: descriptor.EnumDescriptor) -> dict[str, str]:
+        if enum.full_name == "google.protobuf.NullValue":
+            return {"type": "null"}  # type: ignore[dict-item]
+        if enum.full_name not in self.schemas:
+            self.schemas[enum.full_name] = self._described(
+                {"type": "string", "enum": [value.name for value in enum.values]}, enum.full_name
+            )
+        return _ref(enum.full_name)
+
+    def field(self, field: descriptor.FieldDescriptor) -> dict[str, Any]:
+        if field.type == _FD.TYPE_MESSAGE and field.message_type.GetOptions().map_entry:
+            value = self.single(field.message_type.fields_by_name["value"])
+            schema: dict[str, Any] = {"type": "object", "additionalProperties": value}
+        elif field.is_repeated:
+            schema = {"type": "array", "items": self.single(field)}
+        else:
+            schema = self.single(field)
+        text = self.comments.get(field.full_name)
+        return {**schema, "description": text} if text else schema  # 3.1 allows siblings of $ref
+
+    def single(self, field: descriptor.FieldDescriptor) -> dict[str, Any]:
+        if field.type in (_FD.TYPE_MESSAGE, _FD.TYPE_GROUP):
+            return self.message(field.message_type)
+        if field.type == _FD.TYPE_ENUM:
+            return self.enum(field.enum_type)
+        return dict(_SCALARS[field.type])
+
+
+def _path_and_parameters(template: str) -> tuple[str, list[str]]:
+    """``/v1/{game=games/*}:newGame`` -> (``/v1/games/{game}:newGame``, ``["game"]``). A variable whose
+    pattern is literal segments and one ``*`` keeps the literals in the path; any other pattern becomes one
+    parameter for the whole (its value may then hold slashes, sent percent-encoded)."""
+    path, fields, done = [], [], 0
+    while (start := template.find("{", done)) >= 0:
+        end = template.index("}", start)
+        field, _, pattern = template[start + 1 : end].partition("=")
+        path.append(template[done:start])
+        segments = (pattern or "*").split("/")
+        if segments.count("*") == 1 and segments[-1] == "*" and "**" not in segments:
+            path.append("/".join([*segments[:-1], f"{{{field}}}"]))
+        else:
+            path.append(f"{{{field}}}")
+        fields.append(field)
+        done = end + 1
+    path.append(template[done:])
+    return "".join(path), fields
+
+
+def _parameter(field: str, template: str) -> dict[str, Any]:
+    schema: dict[str, Any] = {"type": "string", "pattern": "^[^/]+$"}
+    description = f"The `{field}` of the request (bound from the path `{template}`)."
+    if "games/*" in template:
+        # The registry is the list of games this build serves (ListGames answers the same).
+        schema = {"type": "string", "enum": sorted(GAMES)}
+        description = "The game id (the `games/{id}` resource name without its prefix)."
+    return {"name": field, "in": "path", "required": True, "schema": schema, "description": description}
+
+
+def openapi_document() -> dict[str, Any]:
+    """The OpenAPI 3.1 document of every HTTP rule of the GameRules service."""
+    comments = _comments()
+    builder = _Builder(comments)
+    builder.message(status_pb2.Status.DESCRIPTOR)
+    for detail in _ERROR_DETAILS:
+        builder.message(detail)
+    error = {"$ref": "#/components/responses/Error"}
+    paths: dict[str, dict[str, Any]] = {}
+    for method in SERVICE.methods:
+        rule = method.GetOptions().Extensions[annotations_pb2.http]
+        verb = rule.WhichOneof("pattern")
+        if verb is None or verb == "custom":
+            continue
+        template = getattr(rule, verb)
+        path, path_fields = _path_and_parameters(template)
+        operation: dict[str, Any] = {
+            "operationId": f"{SERVICE.name}_{method.name}",
+            "tags": [SERVICE.name],
+            "summary": method.name,
+        }
+        text = comments.get(method.full_name)
+        if text:
+            operation["description"] = text
+        if path_fields:
+            operation["parameters"] = [_parameter(field, template) for field in path_fields]
+        if rule.body:
+            if rule.body == "*":
+                bound = frozenset(field.split(".")[0] for field in path_fields)
+                if bound:
+                    name = f"{SERVICE.full_name}.{method.name}Body"
+                    builder.schemas[name] = builder.object_schema(method.input_type, bound)
+                    schema = _ref(name)
+                else:
+                    schema = builder.message(method.input_type)
+            else:
+                schema = builder.field(method.input_type.fields_by_name[rule.body])
+            # An empty body is the empty message: the gateway accepts it.
+            operation["requestBody"] = {"required": False, "content": {"application/json": {"schema": schema}}}
+        if rule.response_body:
+            answer = builder.field(method.output_type.fields_by_name[rule.response_body])
+        else:
+            answer = builder.message(method.output_type)
+        operation["responses"] = {
+            "200": {"description": "OK", "content": {"application/json": {"schema": answer}}},
+            "4XX": error,
+            "5XX": error,
+        }
+        paths.setdefault(path, {})[verb] = operation
+    return {
+        "openapi": OPENAPI_VERSION,
+        "info": {
+            "title": "gamerules",
+            "version": API_VERSION,
+            "description": (
+                (comments.get(SERVICE.full_name, "") + "\n\n").lstrip()
+                + "Generated from the protos (package `gamerules.v1`): the JSON is the proto3 JSON mapping. "
+                "A `Grpc-Timeout` header (`500m`, `2S`) sets the call's deadline; 429 answers carry "
+                "`Retry-After`."
+            ),
+        },
+        "tags": [{"name": SERVICE.name, "description": f"The {SERVICE.full_name} service."}],
+        "paths": paths,
+        "components": {
+            "schemas": dict(sorted(builder.schemas.items())),
+            "responses": {
+                "Error": {
+                    "description": "The error as a google.rpc.Status (grpc-gateway v2's HTTP status for its code).",
+                    "content": {"application/json": {"schema": _ref(_STATUS)}},
+                }
+            },
+        },
+    }
+
+
+@functools.cache
+def openapi_json() -> str:
+    """The document as JSON text, built once per process."""
+    return json.dumps(openapi_document(), indent=1, sort_keys=False)
+
+
+def serve_openapi() -> Response:
+    """The ``/openapi.json`` view."""
+    return Response(openapi_json(), mimetype="application/json")

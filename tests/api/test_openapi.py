@@ -1,0 +1,201 @@
+"""The gateway's OpenAPI document (generated from the protos) and its CORS: the document is valid OpenAPI 3.1,
+covers every HTTP rule, and real answers of the gateway conform to the schemas it states."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import jsonschema
+import pytest
+import referencing
+from google.api import annotations_pb2
+from openapi_spec_validator import validate
+
+from service.api import cors
+from service.api.gateway import create_app
+from service.api.openapi import SERVICE, _path_and_parameters, openapi_document
+from service.games import GAMES, default_options
+from tests.api.conftest import http
+
+START = GAMES["reversi"].new_position(default_options(GAMES["reversi"]), "").to_notation()
+
+
+@pytest.fixture(scope="module")
+def document(gateway_url: str) -> dict[str, Any]:
+    status, body, headers = http(gateway_url, "/openapi.json")
+    assert status == 200 and headers["Content-Type"].startswith("application/json")
+    return body
+
+
+def test_the_served_document_is_valid_openapi(document):
+    validate(document)
+    assert document["openapi"].startswith("3.1") and document == openapi_document()
+
+
+def test_every_http_rule_is_a_path_with_its_operation(document):
+    for method in SERVICE.methods:
+        rule = method.GetOptions().Extensions[annotations_pb2.http]
+        verb = rule.WhichOneof("pattern")
+        path, _ = _path_and_parameters(getattr(rule, verb))
+        operation = document["paths"][path][verb]
+        assert operation["operationId"] == f"GameRules_{method.name}"
+        assert operation["responses"]["4XX"] == {"$ref": "#/components/responses/Error"}
+        assert ("requestBody" in operation) == bool(rule.body)
+    assert set(document["paths"]) >= {"/v1/games", "/v1/games/{name}", "/v1/games/{game}:bestMove"}
+
+
+def test_path_templates():
+    assert _path_and_parameters("/v1/{game=games/*}:newGame") == ("/v1/games/{game}:newGame", ["game"])
+    assert _path_and_parameters("/v1/{name=games/*}") == ("/v1/games/{name}", ["name"])
+    assert _path_and_parameters("/v1/{name=a/**}/x") == ("/v1/{name}/x", ["name"])
+    assert _path_and_parameters("/v1/games") == ("/v1/games", [])
+
+
+def test_schemas_follow_the_proto3_json_mapping(document):
+    schemas = document["components"]["schemas"]
+    body = schemas["gamerules.v1.GameRules.LegalMovesBody"]["properties"]
+    assert set(body) == {"position", "pageSize", "pageToken"}  # `game` is in the path
+    assert body["pageSize"]["type"] == "integer" and body["pageSize"]["format"] == "int32"
+    assert body["position"]["$ref"] == "#/components/schemas/gamerules.v1.Position"
+    assert "notation" in schemas["gamerules.v1.Position"]["properties"]
+    assert "dotsAndBoxes" in schemas["gamerules.v1.Position"]["properties"]
+    assert schemas["google.protobuf.Value"].keys() <= {"description"}  # free-form
+    assert schemas["google.protobuf.Struct"]["type"] == "object"
+    status = schemas["google.rpc.Status"]["properties"]
+    assert status["details"]["items"]["$ref"] == "#/components/schemas/google.protobuf.Any"
+    # Descriptions come from the proto comments.
+    assert "FEN" in schemas["gamerules.v1.Position"]["description"]
+
+
+def _validator(document: dict[str, Any], ref: str) -> jsonschema.Draft202012Validator:
+    resource = referencing.Resource.from_contents(document, referencing.jsonschema.DRAFT202012)
+    registry = referencing.Registry().with_resource("urn:openapi", resource)
+    return jsonschema.Draft202012Validator({"$ref": "urn:openapi" + ref}, registry=registry)
+
+
+def _response_ref(document: dict[str, Any], path: str, verb: str, code: str) -> str:
+    response = document["paths"][path][verb]["responses"][code]
+    if "$ref" in response:
+        response = document["components"]["responses"][response["$ref"].rsplit("/", 1)[1]]
+    return response["content"]["application/json"]["schema"]["$ref"]
+
+
+def test_real_answers_conform_to_the_document(document, gateway_url):
+    position = {"notation": START}
+    calls = [
+        ("/v1/games", "get", "/v1/games", None),
+        ("/v1/games/{name}", "get", "/v1/games/reversi", None),
+        ("/v1/games/{game}:newGame", "post", "/v1/games/reversi:newGame", {"options": {"size": 6}, "seed": "1"}),
+        ("/v1/games/{game}:legalMoves", "post", "/v1/games/reversi:legalMoves", {"position": position, "pageSize": 2}),
+        (
+            "/v1/games/{game}:applyMove",
+            "post",
+            "/v1/games/reversi:applyMove",
+            {"position": position, "move": {"notation": "d3"}},
+        ),
+        (
+            "/v1/games/{game}:applyMoves",
+            "post",
+            "/v1/games/reversi:applyMoves",
+            {"position": position, "moves": [{"notation": "d3"}, {"notation": "c3"}]},
+        ),
+        ("/v1/games/{game}:score", "post", "/v1/games/reversi:score", {"position": position}),
+        ("/v1/games/{game}:batchScore", "post", "/v1/games/reversi:batchScore", {"positions": [position]}),
+        (
+            "/v1/games/{game}:bestMove",
+            "post",
+            "/v1/games/reversi:bestMove",
+            {"position": position, "limits": {"maxDepth": 2}, "topN": 2},
+        ),
+    ]
+    for template, verb, url, body in calls:
+        status, answer, _ = http(gateway_url, url, body, method=verb.upper())
+        assert status == 200, (url, answer)
+        _validator(document, _response_ref(document, template, verb, "200")).validate(answer)
+    status, answer, _ = http(gateway_url, "/v1/games/reversi:score", {"position": {"notation": "x"}})
+    assert status == 400
+    _validator(document, _response_ref(document, "/v1/games/{game}:score", "post", "4XX")).validate(answer)
+    for detail in answer["details"]:
+        name = detail["@type"].rsplit("/", 1)[1]
+        _validator(document, f"#/components/schemas/{name}").validate(
+            {key: value for key, value in detail.items() if key != "@type"}
+        )
+
+
+# --- CORS --------------------------------------------------------------------------------------------
+
+
+def test_origins_from_env():
+    assert cors.origins_from_env({}) == ()
+    assert cors.origins_from_env({cors.ENV: " https://a.example/ , http://localhost:3000,"}) == (
+        "https://a.example",
+        "http://localhost:3000",
+    )
+
+
+def _client(monkeypatch, origins: str, backend: str = "127.0.0.1:9"):
+    if origins:
+        monkeypatch.setenv(cors.ENV, origins)
+    else:
+        monkeypatch.delenv(cors.ENV, raising=False)
+    return create_app(backend=backend, timeout_s=5).test_client()
+
+
+def test_no_cors_headers_by_default(monkeypatch, grpc_address):
+    client = _client(monkeypatch, "", grpc_address)
+    answer = client.get("/v1/games", headers={"Origin": "https://portal.example"})
+    assert answer.status_code == 200 and "Access-Control-Allow-Origin" not in answer.headers
+    preflight = client.options(
+        "/v1/games/reversi:legalMoves",
+        headers={"Origin": "https://portal.example", "Access-Control-Request-Method": "POST"},
+    )
+    assert "Access-Control-Allow-Origin" not in preflight.headers
+
+
+def test_cors_for_a_configured_origin(monkeypatch, grpc_address):
+    client = _client(monkeypatch, "https://portal.example, http://localhost:3000", grpc_address)
+    preflight = client.options(
+        "/v1/games/reversi:legalMoves",
+        headers={
+            "Origin": "https://portal.example",
+            "Access-Control-Request-Method": "POST",
+            "Access-Control-Request-Headers": "content-type, grpc-timeout",
+        },
+    )
+    assert preflight.status_code == 204
+    assert preflight.headers["Access-Control-Allow-Origin"] == "https://portal.example"
+    assert "POST" in preflight.headers["Access-Control-Allow-Methods"]
+    assert "grpc-timeout" in preflight.headers["Access-Control-Allow-Headers"].lower()
+    assert "Origin" in preflight.headers["Vary"]
+
+    answer = client.post(
+        "/v1/games/reversi:legalMoves",
+        json={"position": {"notation": START}},
+        headers={"Origin": "http://localhost:3000"},
+    )
+    assert answer.status_code == 200 and answer.json["totalSize"] == 4
+    assert answer.headers["Access-Control-Allow-Origin"] == "http://localhost:3000"
+    assert "Retry-After" in answer.headers["Access-Control-Expose-Headers"]
+    document = client.get("/openapi.json", headers={"Origin": "https://portal.example"})
+    assert document.headers["Access-Control-Allow-Origin"] == "https://portal.example"
+    # Errors carry the headers too, so the browser lets the portal read the Status.
+    error = client.post("/v1/games/nope:score", json={}, headers={"Origin": "https://portal.example"})
+    assert error.status_code == 404 and error.headers["Access-Control-Allow-Origin"] == "https://portal.example"
+
+
+def test_cors_refuses_other_origins_and_allows_any_with_a_star(monkeypatch, grpc_address):
+    client = _client(monkeypatch, "https://portal.example", grpc_address)
+    preflight = client.options(
+        "/v1/games", headers={"Origin": "https://evil.example", "Access-Control-Request-Method": "GET"}
+    )
+    assert "Access-Control-Allow-Origin" not in preflight.headers
+    answer = client.get("/v1/games", headers={"Origin": "https://evil.example"})
+    assert answer.status_code == 200 and "Access-Control-Allow-Origin" not in answer.headers
+    assert (
+        "Access-Control-Allow-Origin"
+        not in client.get("/healthz", headers={"Origin": "https://portal.example"}).headers
+    )
+
+    client = _client(monkeypatch, "*", grpc_address)
+    answer = client.get("/v1/games", headers={"Origin": "https://anyone.example"})
+    assert answer.headers["Access-Control-Allow-Origin"] == "*"

@@ -1,0 +1,124 @@
+"""The examples in clients/examples/ run, so they never rot.
+
+``curl.sh`` runs as it is (bash and curl) against a real gateway, and every answer is checked. grpcurl is not
+installable on these machines, so each ``grpcurl`` command of ``grpcurl.sh`` is done the way grpcurl does it:
+the server's reflection service supplies the descriptors, the ``-d`` JSON is parsed into the request type it
+names and sent to the method, and ``list``/``describe`` are answered from reflection.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shlex
+import shutil
+import subprocess
+from pathlib import Path
+
+import grpc
+import pytest
+from google.protobuf import descriptor_pool, json_format, message_factory
+from grpc_reflection.v1alpha.proto_reflection_descriptor_database import ProtoReflectionDescriptorDatabase
+
+EXAMPLES = Path(__file__).resolve().parents[2] / "clients" / "examples"
+
+
+def _sections(text: str) -> dict[str, str]:
+    """``## title`` then output, for each example."""
+    parts = re.split(r"^## (.+)$", text, flags=re.MULTILINE)
+    return {title.strip(): body.strip() for title, body in zip(parts[1::2], parts[2::2], strict=True)}
+
+
+def _json_and_status(body: str) -> tuple[dict, int]:
+    status = 200
+    match = re.search(r"\nHTTP (\d{3})$", body)
+    if match:
+        status, body = int(match.group(1)), body[: match.start()]
+    return json.loads(body), status
+
+
+@pytest.mark.skipif(shutil.which("curl") is None, reason="curl is not installed")
+def test_the_curl_examples_run_against_a_real_gateway(gateway_url):
+    env = {**os.environ, "GAMERULES_HTTP": gateway_url}
+    done = subprocess.run(
+        ["bash", str(EXAMPLES / "curl.sh")], env=env, capture_output=True, text=True, timeout=120, check=False
+    )
+    assert done.returncode == 0, done.stderr
+    sections = _sections(done.stdout)
+    assert len(sections) == (EXAMPLES / "curl.sh").read_text().count('echo "## ')
+    answers = {}
+    for title, body in sections.items():
+        if title.startswith("health"):
+            live, ready = body.splitlines()
+            assert json.loads(live)["status"] == "ok" and json.loads(ready)["status"] == "ready"
+            continue
+        answers[title.split(":")[0].split(" (")[0]] = _json_and_status(body)
+
+    def ok(prefix: str) -> dict:
+        (answer, status), *_ = [value for key, value in answers.items() if key.startswith(prefix)]
+        assert status == 200, (prefix, answer)
+        return answer
+
+    assert "reversi" in [game["id"] for game in ok("list the games")["games"]]
+    assert ok("one game")["name"] == "games/reversi"
+    assert ok("a new game")["toMove"] == 1
+    assert ok("the legal moves")["totalSize"] == 4
+    paged = ok("paged")
+    assert len(paged["moves"]) == 2 and paged["nextPageToken"]
+    assert ok("play a move")["move"]["notation"] == "d3"
+    assert len(ok("replay")["steps"]) == 3
+    assert ok("the structured form")["scores"] == [4, 1]
+    assert [s["scores"] for s in ok("scores of several")["scores"]] == [[2, 2], [4, 1]]
+    assert len(ok("the best move at a level")["alternatives"]) == 3
+    assert ok("the best move within")["depth"] <= 3
+    assert ok("the OpenAPI document")["openapi"].startswith("3.")
+    (illegal, status), *_ = [value for key, value in answers.items() if key.startswith("an illegal move")]
+    assert status == 400 and illegal["code"] == 9  # FAILED_PRECONDITION
+    assert any(detail.get("reason") == "ILLEGAL_MOVE" for detail in illegal["details"])
+    (unknown, status), *_ = [value for key, value in answers.items() if key.startswith("an unknown game")]
+    assert status == 404 and unknown["code"] == 5
+
+
+def _grpcurl_commands() -> list[list[str]]:
+    text = (EXAMPLES / "grpcurl.sh").read_text().replace("\\\n", " ")
+    return [shlex.split(line) for line in text.splitlines() if line.strip().startswith("grpcurl ")]
+
+
+def test_the_grpcurl_examples_through_reflection(grpc_address):
+    commands = _grpcurl_commands()
+    assert len(commands) >= 8
+    with grpc.insecure_channel(grpc_address) as channel:
+        database = ProtoReflectionDescriptorDatabase(channel)
+        pool = descriptor_pool.DescriptorPool(database)
+        for argv in commands:
+            assert argv[1] == "-plaintext" and "$GRPC" in argv  # the address from the environment
+            words = [word for word in argv[1:] if word not in ("-plaintext", "$GRPC")]
+            if words == ["list"]:
+                services = set(database.get_services())
+                assert {"gamerules.v1.GameRules", "grpc.health.v1.Health"} <= services
+                continue
+            if words[0] == "describe":
+                service = pool.FindServiceByName(words[1])
+                assert {"NewGame", "LegalMoves", "ApplyMove", "BestMove"} <= set(service.methods_by_name)
+                continue
+            timeout = 10.0
+            if words[0] == "-max-time":
+                timeout, words = float(words[1]), words[2:]
+            assert words[0] == "-d" and len(words) == 3, argv
+            body, target = json.loads(words[1]), words[2]
+            service_name, method_name = target.split("/")
+            method = pool.FindServiceByName(service_name).methods_by_name[method_name]
+            request = json_format.ParseDict(body, message_factory.GetMessageClass(method.input_type)())
+            response_class = message_factory.GetMessageClass(method.output_type)
+            call = channel.unary_unary(
+                f"/{service_name}/{method_name}",
+                request_serializer=lambda message: message.SerializeToString(),
+                response_deserializer=response_class.FromString,
+            )
+            answer = json_format.MessageToDict(call(request, timeout=timeout))
+            assert answer, (target, body)
+            if method_name == "BestMove":
+                assert answer["move"]["notation"] and len(answer["alternatives"]) == 2
+            if method_name == "Check":
+                assert answer["status"] == "SERVING"
