@@ -30,8 +30,9 @@ Choices made where rules.md is silent:
 
 Levels (``service.search.play_level`` strategies): ``easy`` takes the cell scoring most now (seeded random
 ties); ``medium`` is a 3-ply alpha-beta on the points already scored; ``hard`` is the shared alpha-beta with
-``evaluate`` (points now plus the hot cells shared out alternately) under a node budget, which proves the
-exact final margin once few enough cells are left (``HARD_NODES``).
+``evaluate`` (points now plus the hot cells shared out alternately) under a node budget (``HARD_NODES``),
+switching to the search's solve mode (straight to the end of the game) from ``HARD_SOLVE_EMPTIES`` empty
+cells, where it proves the exact final margin.
 """
 
 from __future__ import annotations
@@ -548,6 +549,10 @@ class PetakSawahPosition:
                     cells ^= low
         return moves
 
+    def plies_left(self) -> int:
+        """Moves left to the end of the game: one per empty cultivable cell (the search's solve mode)."""
+        return self.empty.bit_count()
+
     def evaluate(self, seat: int) -> float:
         """Estimated final points margin for ``seat``: the margin now, plus the empty cells next to taken
         ones shared out as if the seats took them alternately from the hottest (most taken neighbours, then
@@ -587,11 +592,14 @@ class PetakSawahPosition:
 # Levels: strategies for ``service.search.play_level``.
 
 MEDIUM_DEPTH = 3
-# The hard level's budget, in search nodes (deterministic, unlike a time limit). With the shared search core
-# an exact solve of a 5x5 board takes about 10k nodes from 10 empty cells, 20k from 11, 50k from 12, 115k
-# from 13 and 200k-250k from 14 (about 0.1 s, 0.3 s, 0.6 s, 1.3 s and 2.7 s on one core), so this
-# budget proves 13 empty cells always and 14 mostly; above that it searches as deep as the budget allows.
+# The hard level's budget, in search nodes (deterministic, unlike a time limit). From ``HARD_SOLVE_EMPTIES``
+# empty cells hard uses the search's solve mode (``HARD_SOLVE_LEAD`` shallow iterations, then straight to the
+# end): on 5x5 boards an exact solve takes about 20k nodes from 12 empty cells and 75k-120k from 14 (about
+# 0.2 s and 0.7-1.1 s on one core; ``python -m bench.solve``), well inside this budget. Above that it
+# searches as deep as the budget allows.
 HARD_NODES = 250_000
+HARD_SOLVE_EMPTIES = 14
+HARD_SOLVE_LEAD = 4
 
 
 def margin_now(position: PetakSawahPosition, seat: int) -> float:
@@ -622,7 +630,8 @@ def _medium(position: Any, limits: Limits, rng: Random, top_n: int, stop: StopSi
 def _hard(position: Any, limits: Limits, rng: Random, top_n: int, stop: StopSignal) -> SearchResult:
     from service.search import search
 
-    return search(position, limits, stop=stop, top_n=top_n, rng=rng)
+    solve = position.empty.bit_count() <= HARD_SOLVE_EMPTIES
+    return search(position, limits, stop=stop, top_n=top_n, rng=rng, solve=solve, solve_lead=HARD_SOLVE_LEAD)
 
 
 _STRATEGIES = {"easy": _easy, "medium": _medium, "hard": _hard}

@@ -35,6 +35,7 @@ Choices made where rules.md is silent (each documented where it is implemented t
 
 from __future__ import annotations
 
+import math
 import string
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -225,6 +226,74 @@ def _squares(bits: int) -> list[int]:
         out.append(low.bit_length() - 1)
         bits ^= low
     return out
+
+
+def _endgame(me: int, opp: int, moves: int, alpha: int, beta: int, geo: _Geometry, counter: list[int]) -> int:
+    """Exact final disc margin for the owner of ``me`` (``moves`` = its placements, given; none means it
+    passes or the game is over), fail-soft negamax within (alpha, beta); ``counter[0]`` counts nodes.
+    Moves leaving the opponent the fewest replies go first; the last ``_LAST_EMPTIES`` squares go to ``_last``."""
+    empty = geo.full & ~(me | opp)
+    if empty.bit_count() <= _LAST_EMPTIES:
+        return _last(me, opp, empty, alpha, beta, False, geo, counter)
+    counter[0] += 1
+    if not moves:
+        replies = _placements(opp, me, geo)
+        if not replies:
+            return me.bit_count() - opp.bit_count()
+        return -_endgame(opp, me, replies, -beta, -alpha, geo, counter)
+    ordered = []
+    while moves:
+        bit = moves & -moves
+        moves ^= bit
+        flips = _flips(me, opp, bit, geo)
+        mine = me | bit | flips
+        theirs = opp ^ flips
+        replies = _placements(theirs, mine, geo)
+        ordered.append((replies.bit_count(), mine, theirs, replies))
+    if len(ordered) > 1:
+        ordered.sort(key=_first)
+    best = -geo.n - 1
+    for _, mine, theirs, replies in ordered:
+        v = -_endgame(theirs, mine, replies, -beta, -alpha, geo, counter)
+        if v > best:
+            best = v
+            if v > alpha:
+                if v >= beta:
+                    return v
+                alpha = v
+    return best
+
+
+def _first(item: tuple[int, int, int, int]) -> int:
+    return item[0]
+
+
+def _last(
+    me: int, opp: int, empty: int, alpha: int, beta: int, passed: bool, geo: _Geometry, counter: list[int]
+) -> int:
+    """``_endgame`` for the last few empty squares: tries each empty square (no move generation, no
+    ordering); ``passed`` says the other seat has just passed, so a second pass ends the game."""
+    counter[0] += 1
+    best = -geo.n - 1
+    rest = empty
+    while rest:
+        bit = rest & -rest
+        rest ^= bit
+        flips = _flips(me, opp, bit, geo)
+        if not flips:
+            continue
+        v = -_last(opp ^ flips, me | bit | flips, empty ^ bit, -beta, -alpha, False, geo, counter)
+        if v > best:
+            best = v
+            if v > alpha:
+                if v >= beta:
+                    return v
+                alpha = v
+    if best > -geo.n - 1:
+        return best
+    if passed or not empty:
+        return me.bit_count() - opp.bit_count()
+    return -_last(opp, me, empty, -beta, -alpha, True, geo, counter)
 
 
 # --------------------------------------------------------------------------------------------------
@@ -564,6 +633,26 @@ class ReversiPosition:
             out.extend(_squares(moves & mask))
         return out
 
+    def plies_left(self) -> int:
+        """At most this many moves to the end of the game (the search's solve mode): one per empty square,
+        plus a pass at the root (``play`` makes every later forced pass itself)."""
+        return self.empties() + 1 if self.to_move else 0
+
+    def endgame_value(self, alpha: float, beta: float) -> tuple[float, int] | None:
+        """The search core's solve-mode hook: with at most ``ENDGAME_EMPTIES`` empty squares, the exact final
+        disc margin for the seat to move (fail-soft within ``alpha``..``beta``) and the nodes it took, from a
+        bitboard search that makes no position objects; None with more empty squares."""
+        me, opp = self._sides()
+        geo = self._geo
+        empties = geo.n - (me | opp).bit_count()
+        if empties > ENDGAME_EMPTIES or self.to_move == 0:
+            return None
+        counter = [0]
+        lo = math.floor(alpha) if alpha > -math.inf else -geo.n - 1
+        hi = math.ceil(beta) if beta < math.inf else geo.n + 1
+        value = _endgame(me, opp, self._placements(), lo, hi, geo, counter)
+        return float(value), counter[0]
+
     def evaluate(self, seat: int) -> float:
         """Estimated final disc margin for ``seat``: mobility, potential mobility (frontier), corners,
         X- and C-squares next to an empty corner, and the disc count weighted in only late in the game."""
@@ -780,26 +869,29 @@ def _corner_hunter(position: ReversiPosition, limits: Limits, rng: Any, top_n: i
     return result
 
 
-EXACT_EMPTIES = 12  # expert searches to the end of the game from this many empty squares
+EXACT_EMPTIES = 12  # expert solves the game from this many empty squares (the search's solve mode)
 MIDGAME_DEPTH = 6  # expert's depth before that, when the caller gives none
-# The expert's node budget. Measured on 8x8 (40 random positions each; a node costs about 0.1 ms here):
-# solving needs at most 28k nodes at 10 empties, 69k at 11 and a median of 73k (90% under 145k) at 12,
-# while a depth-6 midgame search takes under 16k. A budget keeps the answer the same on every machine.
-EXPERT_NODES = 100_000
+SOLVE_LEAD = MIDGAME_DEPTH  # iterations before the solve leaps to the end: the answer if the budget runs out
+ENDGAME_EMPTIES = 8  # from this many empty squares a solve goes on in ``_endgame``, on bitboards alone
+_LAST_EMPTIES = 5  # and from this many in ``_last``: every empty square tried, no move generation
+# The expert's node budget (core nodes and ``_endgame`` nodes alike). Measured on 8x8 with
+# ``python -m bench.solve`` (a node costs about 7 us there): solving takes a median of about 20k nodes
+# (0.15 s) at 11 empties, 45k (0.3 s) at 12 and 150k (1 s) at 13, with a tail of hard positions at 12 up to
+# 300k; a depth-6 midgame search takes under 16k. A budget keeps the answer the same on every machine.
+EXPERT_NODES = 150_000
 
 
 def _expert(position: ReversiPosition, limits: Limits, rng: Any, top_n: int, stop: StopSignal) -> SearchResult:
     """Alpha-beta (``service.search.search``) with ``evaluate``; from ``EXACT_EMPTIES`` empty squares the
-    depth covers the whole game, so the answer is proved exact whenever the solve fits the node budget
-    (otherwise it is the last completed depth's). A caller's ``max_depth`` replaces this choice."""
+    search's solve mode (straight to the end of the game after ``SOLVE_LEAD`` shallow iterations, the last
+    ``ENDGAME_EMPTIES`` squares in ``_endgame``), so the answer is proved exact whenever the solve fits the
+    node budget. A caller's ``max_depth`` replaces this choice: plain iterative deepening to that depth."""
     from service.search import search
 
     if limits.max_depth is None:
-        empties = position.empties()
-        # A whole-game search needs one ply per empty square, plus a pass at the root at most (play() makes
-        # every later forced pass itself).
-        depth = empties + 1 if empties <= EXACT_EMPTIES else MIDGAME_DEPTH
-        limits = Limits(max_time_ms=limits.max_time_ms, max_depth=depth, max_nodes=limits.max_nodes)
+        if position.empties() <= EXACT_EMPTIES:
+            return search(position, limits, stop=stop, top_n=top_n, rng=rng, solve=True, solve_lead=SOLVE_LEAD)
+        limits = Limits(max_time_ms=limits.max_time_ms, max_depth=MIDGAME_DEPTH, max_nodes=limits.max_nodes)
     return search(position, limits, stop=stop, top_n=top_n, rng=rng)
 
 

@@ -16,6 +16,15 @@ Public API (signatures are fixed; every game codes against them):
     ``top_n`` > 1 scores that many root moves with full windows (multi-PV) into ``alternatives``.
     Optional keywords: ``tt_size`` (table entries, default 250 000; 0 disables the table) and ``aspiration``
     (first root window half-width in the game's units, default 2.0; 0 disables aspiration windows).
+    ``solve=True`` is the solve mode, for positions near enough the end to prove: after ``solve_lead`` (default
+    0) shallow iterations it leaps straight to a depth covering the rest of the game (the engine's optional
+    ``plies_left()`` bound, capped by ``max_depth``; 1000 without the hook), skipping the iterations between;
+    proofs, ``exact``, ``top_n`` and limits work as above (stopped before the leap finished, it answers with
+    the lead's last iteration). In solve mode enhanced transposition cutoffs are off and the engine's
+    optional ``endgame_value(alpha, beta) -> (value, nodes) | None`` hook is asked first at every node: an
+    exact value for the seat to move, fail-soft within the window, from the engine's own solver of small
+    endgames (Reversi's last empty squares), or None to search the node as usual. The hook is not
+    interrupted (keep it to a few milliseconds) and its nodes count towards ``max_nodes`` after it returns.
 
 ``mcts(position, limits, *, stop=never, top_n=1, rng=None, rollout=None) -> SearchResult``
     UCT Monte Carlo tree search over ``search_moves`` (``service/search/mcts.py``) for games whose

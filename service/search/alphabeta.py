@@ -16,6 +16,11 @@ What it does:
 - Proofs: every value carries a "proved" flag, true when only finished games (or proved table entries)
   decided it. An iteration whose root value is proved ends the search: ``exact=True``, ``stop_reason``
   "solved", ``value`` = the proved final margin. Proved table entries are used at any depth.
+- Solve mode (``solve=True``): after ``solve_lead`` shallow iterations the next one goes straight to the
+  end of the game (``plies_left()`` of the engine, capped by ``max_depth``) instead of deepening a ply at a
+  time: when the game is short enough to prove, the shallow passes cost most of the nodes and buy little
+  ordering. Enhanced transposition cutoffs are off there (they cost more than they save in a proof), and the
+  engine's optional ``endgame_value(alpha, beta)`` hook may answer small endgames with its own exact solver.
 - One Deadline polled at every node; when it fires the search unwinds at once (a private exception) and
   answers with the last completed iteration. Under a time limit, a new iteration is not started when the
   time left is shorter than the last iteration took (it could not finish, and would not change the answer).
@@ -50,6 +55,16 @@ _ETC_DEPTH = 2  # enhanced transposition cutoffs only at nodes with at least thi
 _PV_LIMIT = 256  # longest principal variation reported
 
 
+def _solve_depth(position: Any, max_depth: int | None) -> int:
+    """The depth solve mode leaps to: the engine's ``plies_left()`` bound, capped by ``max_depth``."""
+    hook = getattr(position, "plies_left", None)
+    bound = hook() if hook is not None else _SOLVE_DEPTH
+    return bound if max_depth is None else min(bound, max_depth)
+
+
+_SOLVE_DEPTH = 1000  # solve mode's depth for an engine without ``plies_left`` (a game this long is not solved)
+
+
 class _Stopped(Exception):
     """Raised inside the tree when the Deadline fires; caught at the root."""
 
@@ -64,6 +79,8 @@ def search(
     evaluate: Callable[[Any, int], float] | None = None,
     tt_size: int = DEFAULT_TT_SIZE,
     aspiration: float = ASPIRATION,
+    solve: bool = False,
+    solve_lead: int = 0,
 ) -> SearchResult:
     """Iterative-deepening alpha-beta from ``position`` for the seat to move (see the module docstring).
 
@@ -74,6 +91,7 @@ def search(
     depends only on the position, the limits and ``evaluate`` (unless a time limit or ``stop`` fires).
     ``evaluate(position, seat)`` replaces ``position.evaluate(seat)`` at the leaves. ``tt_size`` caps the
     table (0 disables it); ``aspiration`` is the first root window half-width (0 disables aspiration).
+    ``solve`` turns on the solve mode (module docstring): ``solve_lead`` iterations, then one to the end.
     """
     del rng  # deterministic by construction
     root_seat = position.to_move
@@ -86,6 +104,8 @@ def search(
     ev = evaluate
     expired = deadline.expired
 
+    # The engine's exact solver of small endgames, asked first at every node in solve mode.
+    endgame = getattr(type(position), "endgame_value", None) if solve else None
     tt: dict[Any, tuple[int, float, int, Move, bool]] = {}
     tt_get = tt.get
     tt_cap = max(0, tt_size)
@@ -136,6 +156,11 @@ def search(
         seat = pos.to_move
         if depth <= 0:
             return (pos.evaluate(seat) if ev is None else ev(pos, seat)), False
+        if endgame is not None:
+            small = endgame(pos, alpha, beta)
+            if small is not None:
+                nodes += small[1]
+                return small[0], True
 
         tt_move = None
         entry = tt_get(pos)
@@ -177,7 +202,7 @@ def search(
         child_depth = depth - 1
         next_ply = ply + 1
         children = None
-        etc = depth >= _ETC_DEPTH and tt_cap and len(ordered) > 2
+        etc = depth >= _ETC_DEPTH and tt_cap and len(ordered) > 2 and not solve
         alpha0 = alpha
         best = -INF
         best_move = ordered[0]
@@ -326,9 +351,12 @@ def search(
     completed = 0
     reason = ""
     depth = 0
+    solve_depth = _solve_depth(position, max_depth) if solve else 0
     iteration_began = time.monotonic()
     while True:
         depth += 1
+        if solve and solve_lead < depth < solve_depth:
+            depth = solve_depth
         if max_depth is not None and depth > max_depth:
             reason = "depth"
             break

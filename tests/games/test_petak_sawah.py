@@ -22,7 +22,7 @@ from service.games.base import (
     RulesError,
     UnknownLevel,
 )
-from service.games.petak_sawah import GAME, rocks_from_seed
+from service.games.petak_sawah import GAME, HARD_SOLVE_EMPTIES, rocks_from_seed
 from tests.games.contract import check_random_games
 
 
@@ -506,6 +506,25 @@ def test_top_n_scores_every_move_exactly(notation: str) -> None:
     scored = {position.move_notation(a.move): a.value for a in result.alternatives}
     assert scored == values
     assert [a.value for a in result.alternatives] == sorted(values.values(), reverse=True)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_hard_solve_mode_agrees_with_plain_iterative_deepening(seed: int) -> None:
+    # 10 empty cells on the default board: hard leaps straight to the end (solve mode); the plain search
+    # deepens one ply at a time. Same proved values for the three best moves.
+    from service.search import search
+
+    rng = random.Random(seed)
+    position = GAME.new_position({}, f"solve-{seed}")
+    while position.legal_move_count() > 10:
+        position = position.play(rng.choice(position.legal_moves()))
+    assert position.legal_move_count() <= HARD_SOLVE_EMPTIES
+    plain = search(position, Limits(), top_n=3)
+    hard = GAME.best_move(position, "hard", None, 0, 3, never)
+    assert plain.exact and hard.exact and hard.stop_reason == "solved"
+    assert hard.depth == position.legal_move_count()
+    assert [a.value for a in hard.alternatives] == [a.value for a in plain.alternatives]
+    assert hard.value == plain.value
 
 
 def test_the_2x2_game_is_lost_by_the_opener_on_the_tie_break() -> None:

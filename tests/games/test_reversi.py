@@ -8,6 +8,7 @@ engine on 4×4 and 6×6 and to solve small endgames by plain minimax.
 from __future__ import annotations
 
 import contextlib
+import math
 import random
 from functools import cache
 
@@ -16,7 +17,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from service.games import base
-from service.games.reversi import EXACT_EMPTIES, GAME, PASS, ReversiPosition, perft
+from service.games.reversi import ENDGAME_EMPTIES, EXACT_EMPTIES, GAME, PASS, ReversiPosition, perft
 from tests.games.contract import check_random_games
 
 START_8 = "......../......../......../...WB.../...BW.../......../......../........ 1 black=1"
@@ -639,6 +640,56 @@ def test_expert_solves_small_endgames_exactly() -> None:
             after_grid, after_colour = grid_and_colour(after)
             value = ref_value(after_grid, after_colour)
             assert (value if after_colour == colour else -value) == result.value
+
+
+def test_endgame_solver_matches_brute_force_in_any_window() -> None:
+    cases = [random_position(8, 64 - ENDGAME_EMPTIES + k % 3, k, black_seat=1 + k % 2) for k in range(12)]
+    cases += [random_position(6, 30 + k % 3, 100 + k) for k in range(6)]
+    cases.append(GAME.parse_position("WWWWWW/WWWWBW/WWWBBW/WWBWWW/.BBBBW/.WWWWW 1 black=1"))  # must pass
+    checked = 0
+    for position in cases:
+        if position.to_move == 0:
+            continue
+        checked += 1
+        value = ref_value(*grid_and_colour(position))
+        exact = position.endgame_value(-math.inf, math.inf)
+        assert exact is not None and exact[0] == value and exact[1] > 0, position
+        for alpha, beta in (
+            (value - 1, value + 1),
+            (value - 0.5, value),
+            (value, value + 0.25),
+            (value + 3, value + 4),
+        ):
+            answer = position.endgame_value(alpha, beta)
+            assert answer is not None
+            v = answer[0]
+            # Fail-soft: a bound on the right side when outside the window, the value inside it.
+            if v <= alpha:
+                assert value <= v
+            elif v >= beta:
+                assert value >= v
+            else:
+                assert v == value
+    assert checked >= 12
+    assert random_position(8, 40, 1).endgame_value(-math.inf, math.inf) is None  # too many empties
+
+
+def test_expert_solve_mode_scores_top_moves_like_brute_force() -> None:
+    position = random_position(8, 53, 7)
+    assert position.to_move and position.empties() <= 11
+    _, colour = grid_and_colour(position)
+    values = {}
+    for move in position.legal_moves():
+        after = position.play(move)
+        if after.to_move == 0:
+            values[move] = after.final_value(position.to_move)
+        else:
+            after_grid, after_colour = grid_and_colour(after)
+            value = ref_value(after_grid, after_colour)
+            values[move] = value if after_colour == colour else -value
+    result = GAME.best_move(position, "expert", base.Limits(max_nodes=10**7), 0, len(values), lambda: False)
+    assert result.exact and result.stop_reason == "solved"
+    assert {a.move: a.value for a in result.alternatives} == values
 
 
 def test_4x4_is_a_white_win_by_8() -> None:

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import random
+from typing import Any
 
 import pytest
 
 from service.games.base import GameOverError, Limits
 from service.search import search
-from tests.search.toys import Nim, Piles, TicTacToe, Tree, minimax, move_values
+from tests.search.toys import BoundedTree, Nim, Piles, TicTacToe, Tree, minimax, move_values
 
 
 def _nim_value(heaps: tuple[int, ...]) -> float:
@@ -253,3 +254,65 @@ def test_proved_values_are_right_under_any_limits() -> None:
                 if a.exact:
                     assert a.value == true_moves[a.move]
     assert checked > 40
+
+
+# --- solve mode -------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("seed", range(10))
+def test_solve_mode_proves_the_minimax_value(seed: int) -> None:
+    for width in (5, 40, 300):
+        position = Tree(200 + seed, width=width)
+        plain = search(position, Limits())
+        values = move_values(position)
+        for lead in (0, 2):
+            for tt_size in (0, 100_000):
+                solved = search(position, Limits(), solve=True, solve_lead=lead, tt_size=tt_size)
+                assert solved.exact and solved.stop_reason == "solved"
+                assert solved.value == plain.value == max(values.values())
+                assert values[solved.move] == solved.value
+
+
+@pytest.mark.parametrize(
+    "position", [Piles((3, 4, 2)), Piles((2, 2, 3, 1), 2), Nim((1, 2, 4)), Nim((3, 4, 5)), TicTacToe()]
+)
+def test_solve_mode_matches_plain_search_on_toys(position: Any) -> None:
+    plain = search(position, Limits())
+    solved = search(position, Limits(), solve=True)
+    assert solved.exact and (solved.value, solved.stop_reason) == (plain.value, "solved")
+    assert move_values(position)[solved.move] == solved.value
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_solve_mode_top_n_scores_moves_exactly(seed: int) -> None:
+    position = Tree(300 + seed, width=50)
+    values = move_values(position)
+    result = search(position, Limits(), solve=True, solve_lead=1, top_n=len(values))
+    assert result.exact
+    assert {a.move: a.value for a in result.alternatives} == values
+    assert [a.value for a in result.alternatives] == sorted(values.values(), reverse=True)
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_solve_mode_uses_the_engine_hooks(seed: int) -> None:
+    position = BoundedTree(400 + seed, width=60)
+    BoundedTree.calls = 0
+    result = search(position, Limits(), solve=True, top_n=2)
+    assert result.exact and result.value == minimax(position)
+    assert result.depth == 12  # plies_left() at the root: one iteration straight to the end
+    assert BoundedTree.calls > 0
+    values = move_values(position)
+    assert all(values[a.move] == a.value for a in result.alternatives)
+    # Without solve mode the endgame hook is never asked.
+    BoundedTree.calls = 0
+    assert search(position, Limits()).value == result.value and BoundedTree.calls == 0
+
+
+def test_solve_mode_respects_max_depth_and_answers_with_the_lead_when_stopped() -> None:
+    position = Piles((5, 6, 4, 5, 3, 4))
+    shallow = search(position, Limits(max_depth=2), solve=True)
+    assert shallow.depth == 2 and not shallow.exact and shallow.stop_reason == "depth"
+    lead = search(position, Limits(max_depth=2))
+    stopped = search(position, Limits(max_nodes=lead.nodes + 50), solve=True, solve_lead=2)
+    assert stopped.stop_reason == "nodes" and stopped.depth == 2
+    assert (stopped.move, stopped.value) == (lead.move, lead.value)

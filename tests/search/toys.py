@@ -284,3 +284,25 @@ def move_values(pos: Any, depth: int | None = None) -> dict[Any, float]:
             v = minimax(c, None if depth is None else depth - 1)
             out[m] = v if c.to_move == seat else -v
     return out
+
+
+class BoundedTree(Tree):
+    """``Tree`` with the solve-mode hooks: ``plies_left`` (the graph ends by ply 12) and an exact
+    ``endgame_value`` (by minimax) for the last ``small`` plies, counting its calls in ``calls``."""
+
+    __slots__ = ()
+    small = 3
+    calls = 0
+
+    def play(self, move: int) -> BoundedTree:
+        t = Tree.play(self, move)
+        return BoundedTree(t.seed, t.ply, t.key, t.width, t.to_move)
+
+    def plies_left(self) -> int:
+        return 12 - self.ply
+
+    def endgame_value(self, alpha: float, beta: float) -> tuple[float, int] | None:
+        if 12 - self.ply > self.small:
+            return None
+        BoundedTree.calls += 1
+        return minimax(self), 1

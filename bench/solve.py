@@ -1,0 +1,113 @@
+"""Endgame solving: the search core's solve mode against plain iterative deepening on the same positions, in
+the same run (``python -m bench.solve``).
+
+For each game and number of empty cells it plays seeded random games down to that many empties and proves
+each position twice: ``search(position, Limits())`` (iterative deepening one ply at a time, the baseline) and
+``search(position, Limits(), solve=True, solve_lead=...)`` with the lead the game's level uses (Reversi
+``expert``, Petak Sawah ``hard``). It prints nodes and CPU seconds (``time.process_time``, one core) of
+each, the solve/baseline ratios of the medians, and how many solves took at most a second. The two proved
+values must agree; a mismatch is printed and fails the run. ``--no-baseline`` times the solve mode alone
+(Reversi from 13 empties the baseline takes many seconds a position).
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import statistics
+import sys
+import time
+from typing import Any
+
+from service.games import petak_sawah, reversi
+from service.games.base import Limits
+from service.search import search
+
+LEADS = {"reversi": reversi.SOLVE_LEAD, "petak-sawah": petak_sawah.HARD_SOLVE_LEAD}
+DEFAULT_EMPTIES = {"reversi": [10, 11, 12], "petak-sawah": [12, 13, 14]}
+
+
+def reversi_position(empties: int, seed: int) -> Any:
+    """A random 8x8 game played down to ``empties`` empty squares with a seat to move."""
+    rng = random.Random(seed)
+    while True:
+        position = reversi.GAME.new_position({}, "")
+        while position.to_move and position.empties() > empties:
+            position = position.play(rng.choice(position.legal_moves()))
+        if position.to_move and position.empties() == empties:
+            return position
+
+
+def petak_position(empties: int, seed: int) -> Any:
+    """A random game on the default 5x5 board (5 seeded rocks) played down to ``empties`` empty cells."""
+    rng = random.Random(seed)
+    position = petak_sawah.GAME.new_position({}, f"bench-{seed}")
+    while position.legal_move_count() > empties:
+        position = position.play(rng.choice(position.legal_moves()))
+    return position
+
+
+MAKERS = {"reversi": reversi_position, "petak-sawah": petak_position}
+
+
+def timed_search(position: Any, **keywords: Any) -> tuple[float, int, float]:
+    """(proved value, nodes, CPU seconds) of one search to the end."""
+    start = time.process_time()
+    result = search(position, Limits(), **keywords)
+    spent = time.process_time() - start
+    if not result.exact:
+        raise AssertionError(f"not solved: {position!r}")
+    return result.value, result.nodes, spent
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--games", nargs="+", choices=sorted(MAKERS), default=sorted(MAKERS))
+    parser.add_argument("--empties", type=int, nargs="+", help="empty cells (default: per game, see the code)")
+    parser.add_argument("--positions", type=int, default=6, help="positions per row (default 6)")
+    parser.add_argument("--no-baseline", action="store_true", help="time the solve mode only")
+    args = parser.parse_args()
+    print(
+        "game         empties  baseline nodes med/max  solve nodes med/max   baseline s med/max"
+        "  solve s med/max  nodes ratio  time ratio  solves<=1s"
+    )
+    failed = False
+    for game in args.games:
+        for empties in args.empties or DEFAULT_EMPTIES[game]:
+            base_rows = []
+            solve_rows = []
+            for k in range(args.positions):
+                position = MAKERS[game](empties, 1000 + k)
+                solved = timed_search(position, solve=True, solve_lead=LEADS[game])
+                solve_rows.append(solved)
+                if not args.no_baseline:
+                    plain = timed_search(position)
+                    base_rows.append(plain)
+                    if plain[0] != solved[0]:
+                        failed = True
+                        print(f"MISMATCH {game} {position!r}: baseline {plain[0]}, solve {solved[0]}")
+            s_nodes = [r[1] for r in solve_rows]
+            s_time = [r[2] for r in solve_rows]
+            fast = sum(t <= 1.0 for t in s_time)
+            if base_rows:
+                b_nodes = [r[1] for r in base_rows]
+                b_time = [r[2] for r in base_rows]
+                base = f"{statistics.median(b_nodes):>9.0f}/{max(b_nodes):<9}"
+                base_s = f"{statistics.median(b_time):>8.2f}/{max(b_time):<7.2f}"
+                ratios = (
+                    f"{statistics.median(s_nodes) / statistics.median(b_nodes):>11.2f}"
+                    f"{statistics.median(s_time) / statistics.median(b_time):>12.2f}"
+                )
+            else:
+                base, base_s, ratios = f"{'-':>19}", f"{'-':>16}", f"{'-':>11}{'-':>12}"
+            print(
+                f"{game:<12} {empties:>7}  {base}     {statistics.median(s_nodes):>8.0f}/{max(s_nodes):<9}"
+                f"  {base_s}    {statistics.median(s_time):>6.2f}/{max(s_time):<6.2f}  {ratios}"
+                f"  {fast:>5}/{len(s_time)}",
+                flush=True,
+            )
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
