@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, Protocol
+from typing import Any, ClassVar, Protocol, cast
 
 # A move as an engine sees it: any small hashable value the engine chooses (int square, pit, line...).
 Move = Hashable
@@ -319,6 +319,26 @@ class Game(Protocol):
         ``stop()`` is true, with the best move found so far. Raises GameOverError on a finished game
         and UnknownLevel for a level not in ``levels``."""
         ...
+
+
+class PlaysLevels:
+    """``Game.best_move`` for a game whose levels are strategies for ``service.search.play_level``: the
+    game names them in ``strategies`` (level name -> strategy) and inherits this."""
+
+    strategies: ClassVar[Mapping[str, Callable[..., SearchResult]]]
+
+    def best_move(
+        self,
+        position: Any,
+        level: str | None,
+        limits: Limits | None,
+        seed: int,
+        top_n: int,
+        stop: StopSignal,
+    ) -> SearchResult:
+        from service.search import play_level  # imported here: the search core imports this module
+
+        return play_level(cast(Any, self), position, level, limits, seed, top_n, stop, self.strategies)
 
 
 def seeded_int(seed: str) -> int:

@@ -90,6 +90,7 @@ from service.games.base import (
     NotationError,
     OptionSpec,
     Outcome,
+    PlaysLevels,
     RulesError,
     SearchResult,
     StopSignal,
@@ -1613,8 +1614,10 @@ _STRATEGIES = {"easy": _easy, "medium": _medium, "hard": _hard}
 # The game.
 
 
-class DotsAndBoxes:
+class DotsAndBoxes(PlaysLevels):
     """The Dots and Boxes game: the factory of ``DotsAndBoxesPosition``s (rules.md §5)."""
+
+    strategies = _STRATEGIES
 
     id = "dots-and-boxes"
     title = "Dots and Boxes"
@@ -1707,19 +1710,6 @@ class DotsAndBoxes:
 
     def position_from_fields(self, fields: Mapping[str, Any]) -> DotsAndBoxesPosition:
         return _position_from_fields(fields)
-
-    def best_move(
-        self,
-        position: Any,
-        level: str | None,
-        limits: Limits | None,
-        seed: int,
-        top_n: int,
-        stop: StopSignal,
-    ) -> SearchResult:
-        from service.search import play_level
-
-        return play_level(self, position, level, limits, seed, top_n, stop, _STRATEGIES)
 
 
 GAME = DotsAndBoxes()

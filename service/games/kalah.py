@@ -65,6 +65,7 @@ from service.games.base import (
     NotationError,
     OptionSpec,
     Outcome,
+    PlaysLevels,
     Position,
     SearchResult,
     StopSignal,
@@ -637,8 +638,10 @@ def _hard(position: KalahPosition, limits: Limits, rng: Any, top_n: int, stop: S
 _STRATEGIES = {"easy": _easy, "medium": _medium, "hard": _hard}
 
 
-class Kalah:
+class Kalah(PlaysLevels):
     """The Kalah game: the factory of ``KalahPosition``s (rules.md §2)."""
+
+    strategies = _STRATEGIES
 
     id = "kalah"
     title = "Kalah"
@@ -708,19 +711,6 @@ class Kalah:
 
     def position_from_fields(self, fields: Mapping[str, Any]) -> KalahPosition:
         return _position_from_fields(fields)
-
-    def best_move(
-        self,
-        position: Any,
-        level: str | None,
-        limits: Limits | None,
-        seed: int,
-        top_n: int,
-        stop: StopSignal,
-    ) -> SearchResult:
-        from service.search import play_level
-
-        return play_level(self, position, level, limits, seed, top_n, stop, _STRATEGIES)
 
 
 GAME = Kalah()

@@ -55,6 +55,7 @@ from service.games.base import (
     NotationError,
     OptionSpec,
     Outcome,
+    PlaysLevels,
     SearchResult,
     StopSignal,
 )
@@ -644,8 +645,10 @@ _STRATEGIES = {"easy": _easy, "medium": _medium, "hard": _hard}
 # The game.
 
 
-class PetakSawahGame:
+class PetakSawahGame(PlaysLevels):
     """The Petak Sawah factory: options, levels, position readers and best move."""
+
+    strategies = _STRATEGIES
 
     id = "petak-sawah"
     title = "Petak Sawah"
@@ -822,19 +825,6 @@ class PetakSawahGame:
         return position
 
     # --- best move ---
-
-    def best_move(
-        self,
-        position: Any,
-        level: str | None,
-        limits: Limits | None,
-        seed: int,
-        top_n: int,
-        stop: StopSignal,
-    ) -> SearchResult:
-        from service.search import play_level
-
-        return play_level(self, position, level, limits, seed, top_n, stop, _STRATEGIES)
 
     levels = (
         Level("easy", "Takes the cell that scores the most points right now, at random among equals."),

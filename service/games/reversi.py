@@ -52,6 +52,7 @@ from service.games.base import (
     NotationError,
     OptionSpec,
     Outcome,
+    PlaysLevels,
     ScoredMove,
     SearchResult,
     StopSignal,
@@ -902,8 +903,10 @@ _STRATEGIES = {"beginner": _beginner, "corner_hunter": _corner_hunter, "expert":
 # The game.
 
 
-class ReversiGame:
+class ReversiGame(PlaysLevels):
     """Reversi (Othello) on even boards 4..16, rules.md §4."""
+
+    strategies = _STRATEGIES
 
     id: str = "reversi"
     title: str = "Reversi (Othello)"
@@ -967,19 +970,6 @@ class ReversiGame:
 
     def position_from_fields(self, fields: Mapping[str, Any]) -> ReversiPosition:
         return _position_from_fields(fields)
-
-    def best_move(
-        self,
-        position: Any,
-        level: str | None,
-        limits: Limits | None,
-        seed: int,
-        top_n: int,
-        stop: StopSignal,
-    ) -> SearchResult:
-        from service.search import play_level
-
-        return play_level(self, position, level, limits, seed, top_n, stop, _STRATEGIES)
 
 
 GAME = ReversiGame()

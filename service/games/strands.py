@@ -60,6 +60,7 @@ from service.games.base import (
     NotationError,
     OptionSpec,
     Outcome,
+    PlaysLevels,
     RulesError,
     ScoredMove,
     SearchResult,
@@ -74,7 +75,7 @@ from service.games.strands_layouts import (
     parse_rows,
     random_rows,
 )
-from service.search import greedy, mcts, play_level, search
+from service.search import greedy, mcts, search
 
 SEAT_NAMES = ("Black", "White")
 STONE_CHARS = ".BW"
@@ -811,8 +812,10 @@ _NOTATION_FIELDS = dict.fromkeys(POSITION_FIELDS, "")
 _STRUCT_FIELDS = {name: name for name in POSITION_FIELDS}
 
 
-class StrandsGame:
+class StrandsGame(PlaysLevels):
     """The Strands factory: options, notation, levels."""
+
+    strategies = _STRATEGIES
 
     id = "strands"
     title = "Strands"
@@ -963,7 +966,7 @@ class StrandsGame:
     ) -> SearchResult:
         if not isinstance(position, StrandsPosition):
             raise InvalidPosition("not a Strands position", "")
-        result = play_level(self, cast(Any, position), level, limits, seed, top_n, stop, _STRATEGIES)
+        result = super().best_move(position, level, limits, seed, top_n, stop)
         if result.exact and full_cover_count(position) > CANDIDATE_CAP:
             # The root's moves were capped, so a search that reached only finished games proved nothing.
             result.exact = False
