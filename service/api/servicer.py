@@ -284,13 +284,21 @@ class GameRulesServicer(pb_grpc.GameRulesServicer):
         # The search must end in time for its answer to reach the caller before the deadline, and never
         # later than the server's cap; a cancelled call stops it at once.
         budget_s = self._config.max_think_ms / 1000
+        reason = "time"
         remaining = context.time_remaining()
         if remaining is not None:
-            budget_s = min(budget_s, remaining - self._config.deadline_margin_ms / 1000 - (time.monotonic() - started))
+            remaining -= time.monotonic() - started
+            # The fixed margin covers encoding and the trip back; a tenth of the time left (at most a quarter
+            # second) absorbs the scheduling delays of a busy host, where a fixed 50 ms once proved too thin.
+            margin_s = self._config.deadline_margin_ms / 1000 + min(remaining / 10, 0.25)
+            if remaining - margin_s < budget_s:
+                budget_s, reason = remaining - margin_s, "deadline"
         stop_at = time.monotonic() + max(budget_s, 0.0)
 
-        def stop() -> bool:
-            return time.monotonic() >= stop_at or not context.is_active()
+        def stop() -> str:
+            if not context.is_active():
+                return "cancelled"
+            return reason if time.monotonic() >= stop_at else ""
 
         wait_s = min(self._config.search_wait_ms / 1000, max(budget_s, 0.0))
         if not self._admitted.acquire(blocking=False):

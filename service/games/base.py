@@ -181,8 +181,9 @@ class MoveGroup:
     max_count: int
 
 
-# A callable the search polls; returns True when the caller cancelled or the deadline passed.
-StopSignal = Callable[[], bool]
+# A callable the search polls; returns something true when the search must stop: True, or the reason as a
+# string ("deadline", "cancelled"), which the search reports as its stop_reason.
+StopSignal = Callable[[], bool | str]
 
 
 # --------------------------------------------------------------------------------------------------

@@ -112,8 +112,8 @@ def test_method_not_allowed_and_deadline_header(gateway_url):
     status, body, _ = http(gateway_url, "/v1/games", headers={"Grpc-Timeout": "soon"})
     assert status == 400 and reason_of(body) == "INVALID_TIMEOUT"
     request = {"position": {"notation": START}, "limits": {"maxDepth": 60}}
-    status, body, _ = http(gateway_url, "/v1/games/reversi:bestMove", request, headers={"Grpc-Timeout": "400m"})
-    assert status == 200 and body["stopReason"] in {"deadline", "time", "cancelled"}
+    status, body, _ = http(gateway_url, "/v1/games/reversi:bestMove", request, headers={"Grpc-Timeout": "1S"})
+    assert status == 200 and body["stopReason"] == "deadline", body
 
 
 def test_health_endpoints(gateway_url):

@@ -157,9 +157,9 @@ def test_best_move_answers_before_a_short_deadline(stub):
     request = pb.BestMoveRequest(
         game="reversi", position=pb.Position(notation=START), limits=pb.SearchLimits(max_depth=60)
     )
-    answer = stub.BestMove(request, timeout=0.5)
+    answer = stub.BestMove(request, timeout=1.0)
     assert answer.move.notation in {"c4", "d3", "e6", "f5"}
-    assert answer.stop_reason in {"deadline", "time", "cancelled"}
+    assert answer.stop_reason == "deadline" and answer.depth >= 1
 
 
 def test_errors(stub):
