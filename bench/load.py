@@ -6,7 +6,7 @@ logs) whose LegalMoves does nothing: the same request is decoded and an empty re
 LegalMoves throughput is printed as a ratio of it, and the gateway's cost as REST p50 minus gRPC p50.
 
 Everything runs on 127.0.0.1: the servers as in production (``python -m service.api.server`` with one worker
-per core, the gateway under gunicorn), the load from separate client processes (asyncio: grpc.aio, and a
+per core, the gateway under granian), the load from separate client processes (asyncio: grpc.aio, and a
 minimal keep-alive HTTP/1.1 client). Each cell runs for a fixed time and a bounded number of calls.
 ``python -m bench.load [--seconds 3] [--concurrency 1,8,32,128]``.
 """
@@ -35,6 +35,7 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from gamerules.v1 import gamerules_pb2 as pb
 from gamerules.v1 import gamerules_pb2_grpc as pb_grpc
+from service.api import gateway_server
 
 HOST = "127.0.0.1"
 METHODS = ("LegalMoves", "ApplyMove", "BestMove")
@@ -315,8 +316,9 @@ def main(argv: list[str] | None = None) -> int:
     levels = [int(level) for level in args.concurrency.split(",")]
     cores = os.cpu_count() or 1
     print(
-        f"{cores} cores. Server: {cores} worker processes (one per core), the defaults otherwise; gateway: gunicorn, "
-        f"{cores} workers x 8 threads;\nload: {args.client_processes} client processes. All of them share the "
+        f"{cores} cores. Server: {cores} worker processes (one per core), the defaults otherwise; gateway: granian, "
+        f"{cores} workers x {gateway_server.DEFAULT_THREADS} threads;\n"
+        f"load: {args.client_processes} client processes. All of them share the "
         f"same {cores} cores, so absolute numbers are far below a real deployment's (where the load comes from "
         "elsewhere);\ncompare the ratios. Each cell: "
         f"{args.seconds:g} s (at most {MAX_CALLS_PER_CELL} calls) after a warm-up, best of {args.repeats} rounds.\n"
@@ -336,8 +338,8 @@ def main(argv: list[str] | None = None) -> int:
         baseline = [sys.executable, "-m", "bench.load", "--serve-baseline", *server_flags(baseline_port)]
         server = [sys.executable, "-m", "service.api.server", *server_flags(port)]
         gateway = [
-            sys.executable, "-m", "gunicorn", "-c", "python:service.api.gunicorn_conf", "--bind", f"{HOST}:{http_port}",
-            "--workers", str(cores), "service.api.gateway:create_app()",
+            sys.executable, "-m", "service.api.gateway_server", "--bind", f"{HOST}:{http_port}",
+            "--backend", targets["grpc"], "--workers", str(cores),
         ]  # fmt: skip
         # All three run at once (idle ones cost nothing), so that each baseline cell is measured right next to
         # the cells it is compared with, under the same conditions.

@@ -1,4 +1,4 @@
-"""``make run``: the gRPC server and the REST gateway (under gunicorn) on localhost, until Ctrl-C / SIGTERM.
+"""``make run``: the gRPC server and the REST gateway (under granian) on localhost, until Ctrl-C / SIGTERM.
 
 Each runs as its own process tree, as in production; this only starts both, says where they listen with
 one example call, and passes a stop signal on to both.
@@ -7,7 +7,6 @@ one example call, and passes a stop signal on to both.
 from __future__ import annotations
 
 import argparse
-import os
 import signal
 import subprocess
 import sys
@@ -54,11 +53,9 @@ def main() -> int:
         return 1
     gateway = subprocess.Popen(
         [
-            sys.executable, "-m", "gunicorn", "-c", "python:service.api.gunicorn_conf",
-            "--bind", f"{args.host}:{args.http_port}", "--workers", str(args.gateway_workers),
-            "service.api.gateway:create_app()",
-        ],
-        env={**os.environ, "GAMERULES_BACKEND": grpc_address},
+            sys.executable, "-m", "service.api.gateway_server", "--bind", f"{args.host}:{args.http_port}",
+            "--backend", grpc_address, "--workers", str(args.gateway_workers),
+        ]
     )  # fmt: skip
     print(
         f"\ngamerules: gRPC on {grpc_address}, REST on http://{args.host}:{args.http_port}\n"

@@ -15,6 +15,7 @@ from google.protobuf import json_format, struct_pb2
 from google.protobuf.message import Message
 
 from gamerules.v1 import gamerules_pb2 as pb
+from service.api import protojson
 from service.api.errors import from_rules_error, invalid
 from service.games import base, default_options
 from service.games.base import Game
@@ -27,9 +28,7 @@ def oneof_name(game: Game) -> str:
 
 
 def _fields_of(message: Message) -> dict[str, Any]:
-    return json_format.MessageToDict(
-        message, preserving_proto_field_name=True, always_print_fields_with_no_presence=True
-    )
+    return protojson.to_dict(message, proto_names=True)
 
 
 def _checked_notation(text: str, field: str) -> str:

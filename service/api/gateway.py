@@ -5,9 +5,9 @@ JSON is the standard proto3 mapping (what grpc-gateway or Envoy would produce fr
 caller's deadline travels on as the gRPC deadline (``Grpc-Timeout`` header, as grpc-gateway reads it), and
 errors come back as the ``google.rpc.Status`` JSON with grpc-gateway v2's status codes.
 
-Run it under a production WSGI server: ``gunicorn -c python:service.api.gunicorn_conf
-'service.api.gateway:create_app()'`` (``service/run.py`` does this for ``make run``; the config puts the
-workers' metrics in one multi-process directory). Configuration (the README's table): ``GAMERULES_BACKEND``
+Run it with ``python -m service.api.gateway_server`` (granian, N worker processes whose metrics meet in one
+multi-process directory; ``service/run.py`` starts it for ``make run``); any WSGI server can serve
+``create_app()``. Configuration (the README's table): ``GAMERULES_BACKEND``
 (the gRPC address, default ``localhost:50051``), ``GAMERULES_GATEWAY_TIMEOUT_S`` (default deadline, 30),
 ``GAMERULES_GATEWAY_MAX_BODY_BYTES``, ``GAMERULES_BACKEND_CA`` / ``_CERT`` / ``_KEY`` (TLS, mutual with a
 certificate, to the gRPC server) and the API keys of ``service/api/auth.py``.
@@ -37,7 +37,7 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_status import rpc_status
 
 from gamerules.v1 import gamerules_pb2 as pb
-from service.api import auth, logs, metrics
+from service.api import auth, logs, metrics, protojson
 from service.api.cors import install_cors, origins_from_env
 from service.api.errors import HTTP_STATUS
 from service.api.openapi import serve_openapi
@@ -94,6 +94,8 @@ def build_routes(channel: grpc.Channel) -> list[Route]:
             f"/{SERVICE.full_name}/{method.name}",
             request_serializer=lambda message: message.SerializeToString(),
             response_deserializer=message_factory.GetMessageClass(method.output_type).FromString,
+            # As the generated stubs do: the method is registered with the channel once, not per call.
+            _registered_method=True,
         )
         routes.append(Route(verb.upper(), template, compile_template(template), rule.body, method, call))
     return routes
@@ -304,8 +306,7 @@ def create_app(backend: str | None = None, timeout_s: float | None = None) -> Fl
             answer = route.call(message, timeout=timeout, metadata=metadata)
         except grpc.RpcError as error:
             return _rpc_error_response(error)
-        body = json_format.MessageToJson(answer, always_print_fields_with_no_presence=True, indent=None)
-        return Response(body, mimetype="application/json")
+        return Response(json.dumps(protojson.to_dict(answer), separators=(",", ":")), mimetype="application/json")
 
     @app.errorhandler(413)
     def too_large(_: Any) -> Response:

@@ -1,12 +1,12 @@
 """Prometheus metrics: the gRPC server's (under go-grpc-prometheus's names and labels, so existing dashboards
 work), the gateway's HTTP metrics, and what best-move searches did per game.
 
-Several processes serve (the server's workers, gunicorn's workers), so the metrics are kept in
+Several processes serve (the server's workers, the gateway's workers), so the metrics are kept in
 prometheus-client's multi-process mode: each process writes its values to files in
 ``PROMETHEUS_MULTIPROC_DIR`` and whoever exposes them sums the files (``exposition``). prometheus-client
 decides on its storage when it is first imported, so the directory must be in the environment before this
-module is imported: ``service/api/multiproc.py`` (used by the server's parent process and the gunicorn
-config) does that.
+module is imported: ``service/api/multiproc.py`` (used by the server's and the gateway's parent
+processes) does that.
 Without it (tests, a single process) the metrics live in the process's default registry.
 
 Every label value is bounded: methods and routes come from the protos, games and levels from the registry,

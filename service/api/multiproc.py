@@ -2,7 +2,7 @@
 
 prometheus-client picks its storage when it is first imported, so the directory goes into the environment
 (``PROMETHEUS_MULTIPROC_DIR``) before that, in the parent process: the server's (``service/api/server.py``)
-and gunicorn's master (``service/api/gunicorn_conf.py``). This module therefore imports nothing of it.
+and the gateway's (``service/api/gateway_server.py``). This module therefore imports nothing of it.
 """
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """Real servers for the transport tests: an in-process gRPC server on a free loopback port, and a real
-gateway process (gunicorn) in front of it."""
+gateway process (``service.api.gateway_server``: granian) in front of it."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ import time
 import urllib.error
 import urllib.request
 from collections.abc import Iterator
+from email.message import Message
 
 import grpc
 import pytest
@@ -57,18 +58,23 @@ def wait_http(url: str, timeout_s: float = 30) -> None:
             time.sleep(0.1)
 
 
+def gateway_command(port: int, backend: str, workers: int = 1) -> list[str]:
+    """The gateway as production runs it, on ``127.0.0.1:port`` in front of the gRPC server at ``backend``."""
+    return [
+        sys.executable, "-m", "service.api.gateway_server", "--bind", f"127.0.0.1:{port}", "--backend", backend,
+        "--workers", str(workers), "--threads", "8",
+    ]  # fmt: skip
+
+
+# The gateway's per-request log lines would fill the test output.
+QUIET = {"GAMERULES_LOG_LEVEL": "WARNING"}
+
+
 @pytest.fixture(scope="session")
 def gateway_url(grpc_address: str) -> Iterator[str]:
-    """A real gateway process under gunicorn, forwarding to the in-process gRPC server."""
+    """A real gateway process, forwarding to the in-process gRPC server."""
     port = free_port()
-    process = subprocess.Popen(
-        [
-            sys.executable, "-m", "gunicorn", "--bind", f"127.0.0.1:{port}", "--workers", "1",
-            "--worker-class", "gthread", "--threads", "8", "--log-level", "warning",
-            "service.api.gateway:create_app()",
-        ],
-        env={**os.environ, "GAMERULES_BACKEND": grpc_address},
-    )  # fmt: skip
+    process = subprocess.Popen(gateway_command(port, grpc_address), env={**os.environ, **QUIET})
     url = f"http://127.0.0.1:{port}"
     try:
         wait_http(url + "/healthz")
@@ -80,8 +86,9 @@ def gateway_url(grpc_address: str) -> Iterator[str]:
 
 def http(
     base_url: str, path: str, body: object = None, method: str | None = None, headers: dict[str, str] | None = None
-) -> tuple[int, dict, dict[str, str]]:
-    """One HTTP call: (status, JSON body, headers). ``body`` may be bytes to send as is."""
+) -> tuple[int, dict, Message]:
+    """One HTTP call: (status, JSON body, headers; their names in any case, as HTTP has them). ``body`` may be
+    bytes to send as is."""
     import json
 
     data = body if isinstance(body, bytes) else None if body is None else json.dumps(body).encode()
@@ -91,6 +98,6 @@ def http(
         req.add_header(key, value)
     try:
         with urllib.request.urlopen(req, timeout=30) as answer:
-            return answer.status, json.loads(answer.read() or b"{}"), dict(answer.headers)
+            return answer.status, json.loads(answer.read() or b"{}"), answer.headers
     except urllib.error.HTTPError as error:
-        return error.code, json.loads(error.read() or b"{}"), dict(error.headers)
+        return error.code, json.loads(error.read() or b"{}"), error.headers

@@ -3,7 +3,15 @@
 from __future__ import annotations
 
 import datetime
+import http.client
 import ipaddress
+import json
+import os
+import ssl
+import subprocess
+import time
+import urllib.error
+import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -21,6 +29,7 @@ from gamerules.v1 import gamerules_pb2_grpc as pb_grpc
 from service.api import auth
 from service.api.gateway import create_app
 from service.api.server import ServerConfig, TlsConfig, create_server
+from tests.api.conftest import QUIET, free_port, gateway_command
 from tests.api.test_serving import error_reason, legal_moves_request
 
 KEYS = ("first-key-0123456789", "second-key-9876543210")
@@ -191,6 +200,30 @@ def test_gateway_reaches_a_mutual_tls_backend(pki, monkeypatch):
         assert client.get("/readyz").status_code == 200
     finally:
         running.shutdown(0)
+
+
+def test_gateway_serves_https(pki):
+    """The gateway process with its own certificate: HTTPS answers, plain HTTP on the same port does not."""
+    port = free_port()
+    command = [*gateway_command(port, "127.0.0.1:1"), "--tls-cert", str(pki / "server.crt"), "--tls-key",
+               str(pki / "server.key")]  # fmt: skip
+    process = subprocess.Popen(command, env={**os.environ, **QUIET}, stderr=subprocess.DEVNULL)
+    try:
+        context = ssl.create_default_context(cafile=str(pki / "ca.crt"))
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                with urllib.request.urlopen(f"https://127.0.0.1:{port}/healthz", timeout=2, context=context) as answer:
+                    assert answer.status == 200 and json.loads(answer.read()) == {"status": "ok"}
+                    break
+            except (urllib.error.URLError, ConnectionError) as error:
+                assert time.monotonic() < deadline, error
+                time.sleep(0.2)
+        with pytest.raises((urllib.error.URLError, ConnectionError, http.client.HTTPException)):
+            urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz", timeout=5).read()
+    finally:
+        process.terminate()
+        assert process.wait(timeout=20) == 0
 
 
 def test_keys_from_a_file_and_the_environment(tmp_path):

@@ -1,5 +1,5 @@
 """schemathesis against the gateway's own OpenAPI document (``/openapi.json``, generated from the protos):
-requests that follow the schema and requests that break it, for every operation, through a real gunicorn
+requests that follow the schema and requests that break it, for every operation, through a real
 gateway in front of a real gRPC server. The only acceptable answers are a success or a 4xx whose body is a
 ``google.rpc.Status`` with an ErrorInfo — never a 5xx, never a body of another shape."""
 
@@ -8,7 +8,6 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 from collections.abc import Iterator
 
 import pytest
@@ -19,23 +18,18 @@ from service.api.errors import HTTP_STATUS
 from service.api.openapi import openapi_document
 from service.api.server import ServerConfig, create_server
 from service.api.servicer import ServiceConfig
-from tests.api.conftest import free_port, http, wait_http
+from tests.api.conftest import QUIET, free_port, gateway_command, http, wait_http
 
 
 @pytest.fixture(scope="module")
 def fuzzed_gateway() -> Iterator[str]:
-    """A gateway (gunicorn, two workers) in front of a server whose searches are capped at 100 ms."""
+    """A gateway (two workers) in front of a server whose searches are capped at 100 ms."""
     config = ServerConfig(service=ServiceConfig(max_think_ms=100, search_slots=2, search_queue=4))
     running = create_server(config, address="127.0.0.1:0")
     port = free_port()
     process = subprocess.Popen(
-        [
-            sys.executable, "-m", "gunicorn", "-c", "python:service.api.gunicorn_conf",
-            "--bind", f"127.0.0.1:{port}", "--workers", "2", "--log-level", "warning",
-            "service.api.gateway:create_app()",
-        ],
-        env={**os.environ, "GAMERULES_BACKEND": f"127.0.0.1:{running.port}", "GAMERULES_LOG_LEVEL": "WARNING"},
-    )  # fmt: skip
+        gateway_command(port, f"127.0.0.1:{running.port}", workers=2), env={**os.environ, **QUIET}
+    )
     url = f"http://127.0.0.1:{port}"
     try:
         wait_http(url + "/healthz")

@@ -1,4 +1,4 @@
-"""The REST gateway: a real gunicorn process in front of a real gRPC server, spoken to over HTTP."""
+"""The REST gateway: a real gateway process in front of a real gRPC server, spoken to over HTTP."""
 
 from __future__ import annotations
 

@@ -1,12 +1,11 @@
 """Metrics: names and labels as dashboards expect them, every GameRules method's series there before its first
 call, the workers' values summed on the server's metrics port, the gateway's HTTP metrics (from several
-gunicorn workers) on its ``/metrics``, and what best-move searches did per game and level."""
+gateway workers) on its ``/metrics``, and what best-move searches did per game and level."""
 
 from __future__ import annotations
 
 import os
 import subprocess
-import sys
 import tempfile
 import urllib.request
 from collections.abc import Iterator
@@ -19,7 +18,7 @@ from gamerules.v1 import gamerules_pb2 as pb
 from service.api.metrics import GRPC_CODE_NAMES
 from service.api.server import SERVICE
 from service.games import GAMES
-from tests.api.conftest import free_port, http, wait_http
+from tests.api.conftest import free_port, gateway_command, http, wait_http
 from tests.api.test_serving import ServerProcess, best_move_request, fresh_stub, legal_moves_request, server_process
 
 GRPC_LABELS = {"grpc_type": "unary", "grpc_service": "gamerules.v1.GameRules"}
@@ -106,14 +105,10 @@ def test_gateway_http_metrics_from_several_workers(server):
     port = free_port()
     with tempfile.TemporaryDirectory() as metrics_dir:
         process = subprocess.Popen(
-            [
-                sys.executable, "-m", "gunicorn", "-c", "python:service.api.gunicorn_conf",
-                "--bind", f"127.0.0.1:{port}", "--workers", "2", "--log-level", "warning",
-                "service.api.gateway:create_app()",
-            ],
-            env={**os.environ, "GAMERULES_BACKEND": server.address, "PROMETHEUS_MULTIPROC_DIR": metrics_dir},
+            gateway_command(port, server.address, workers=2),
+            env={**os.environ, "PROMETHEUS_MULTIPROC_DIR": metrics_dir},
             stderr=subprocess.DEVNULL,
-        )  # fmt: skip
+        )
         url = f"http://127.0.0.1:{port}"
         try:
             wait_http(url + "/healthz")

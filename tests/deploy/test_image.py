@@ -117,15 +117,13 @@ def test_every_copied_file_exists_and_is_in_the_build_context():
 
 def test_the_entry_point_names_modules_that_exist():
     script = (DEPLOY / "entrypoint.sh").read_text()
-    assert "python -m service.api.server" in script
-    conf = re.search(r"-c python:([\w.]+)", script).group(1)
-    app = re.search(r"'([\w.]+):(\w+)\(\)'", script)
-
-    for module in ("service.api.server", conf, app.group(1)):
+    modules = re.findall(r"python -m ([\w.]+)", script)
+    assert modules == ["service.api.server", "service.api.gateway_server"], modules
+    for module in modules:
         assert importlib.util.find_spec(module) is not None, module
-    from service.api import gateway, server
+    from service.api import gateway_server, server
 
-    assert callable(getattr(gateway, app.group(2))) and callable(server.main)
+    assert callable(gateway_server.main) and callable(server.main)
     final = dict(_stages()[-1])
     assert "/app/healthcheck.py" in final["HEALTHCHECK"] and "/app/entrypoint.sh" in final["ENTRYPOINT"]
     copied = [shlex.split(args)[-1] for word, args in _stages()[-1] if word == "COPY"]
