@@ -2,11 +2,17 @@
 
 from __future__ import annotations
 
+import os
+import signal
+import subprocess
+import time
+from concurrent import futures
+
 import pytest
 
 from service.api.gateway import compile_template, parse_error_field
 from service.games import GAMES, default_options
-from tests.api.conftest import http
+from tests.api.conftest import QUIET, free_port, gateway_command, http, wait_http
 
 START = GAMES["reversi"].new_position(default_options(GAMES["reversi"]), "").to_notation()
 
@@ -120,3 +126,26 @@ def test_health_endpoints(gateway_url):
     assert http(gateway_url, "/healthz")[0] == 200
     status, body, _ = http(gateway_url, "/readyz")
     assert status == 200 and body["status"] == "ready"
+
+
+def test_sigterm_lets_requests_in_flight_finish(grpc_address):
+    """SIGTERM to the gateway process: a best-move request already in flight still gets its answer, new
+    connections are refused, and the process exits 0."""
+    port = free_port()
+    process = subprocess.Popen(gateway_command(port, grpc_address), env={**os.environ, **QUIET})
+    url = f"http://127.0.0.1:{port}"
+    try:
+        wait_http(url + "/healthz")
+        request = {"position": {"notation": START}, "limits": {"maxTimeMs": 1500, "maxDepth": 60}}
+        with futures.ThreadPoolExecutor(1) as pool:
+            in_flight = pool.submit(http, url, "/v1/games/reversi:bestMove", request)
+            time.sleep(0.5)  # the request is being searched on the server
+            process.send_signal(signal.SIGTERM)
+            status, body, _ = in_flight.result(timeout=30)
+        assert status == 200 and body["stopReason"] == "time", body
+        assert process.wait(timeout=30) == 0
+        with pytest.raises(OSError):
+            http(url, "/healthz")
+    finally:
+        if process.poll() is None:
+            process.kill()
