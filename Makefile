@@ -7,6 +7,7 @@ PY := $(BIN)/python
 INSTALLED := $(VENV)/.installed
 GEN_DIR := service/gen
 GENERATED := $(GEN_DIR)/.generated
+NATIVE := $(GEN_DIR)/reversi_endgame.so
 PROTOS := $(wildcard proto/gamerules/v1/*.proto)
 # The venv's site-packages (evaluated by the shell inside recipes, once the venv exists).
 PURELIB = $$($(PY) -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')
@@ -16,7 +17,7 @@ HTTP_PORT ?= 8080
 
 .PHONY: install proto run test lint format typecheck bench lock clean
 
-install: $(INSTALLED) $(GENERATED)
+install: $(INSTALLED) $(GENERATED) $(NATIVE)
 
 # The virtual environment with every pinned package, and a .pth so `service` and the generated
 # `gamerules.v1` packages import from this checkout; the client library and its `gamerules` command, editable.
@@ -36,8 +37,13 @@ $(GENERATED): $(INSTALLED) $(PROTOS)
 		--include_imports --include_source_info --descriptor_set_out=$(GEN_DIR)/gamerules.binpb $(PROTOS)
 	touch $@
 
+# Reversi's endgame kernel, loaded by service/games/reversi.py with ctypes: built code, so it lives with the
+# generated code (and after it: that rule empties the directory). Without a C compiler the engine solves in Python.
+$(NATIVE): service/games/reversi_endgame.c $(GENERATED)
+	$(CC) -O2 -shared -fPIC -o $@ $< || echo "no C compiler: Reversi endgames are solved in Python"
+
 proto: $(INSTALLED)
-	rm -f $(GENERATED) && $(MAKE) --no-print-directory $(GENERATED)
+	rm -f $(GENERATED) && $(MAKE) --no-print-directory $(GENERATED) $(NATIVE)
 
 run: install
 	$(PY) -m service.run --grpc-port $(GRPC_PORT) --http-port $(HTTP_PORT)

@@ -293,12 +293,7 @@ class GameRulesServicer(pb_grpc.GameRulesServicer):
             margin_s = self._config.deadline_margin_ms / 1000 + min(remaining / 10, 0.25)
             if remaining - margin_s < budget_s:
                 budget_s, reason = remaining - margin_s, "deadline"
-        stop_at = time.monotonic() + max(budget_s, 0.0)
-
-        def stop() -> str:
-            if not context.is_active():
-                return "cancelled"
-            return reason if time.monotonic() >= stop_at else ""
+        stop = _CallStop(context, time.monotonic() + max(budget_s, 0.0), reason)
 
         wait_s = min(self._config.search_wait_ms / 1000, max(budget_s, 0.0))
         if not self._admitted.acquire(blocking=False):
@@ -340,6 +335,24 @@ class GameRulesServicer(pb_grpc.GameRulesServicer):
             ],
             level=level,
         )
+
+
+class _CallStop:
+    """A best-move call's stop signal: ``"cancelled"`` once the call is no longer active, ``reason`` once the
+    monotonic clock reaches ``end`` (the search's Deadline reads ``end`` to tell native solvers, which it
+    cannot poll, when to give up)."""
+
+    __slots__ = ("_context", "end", "reason")
+
+    def __init__(self, context: grpc.ServicerContext, end: float, reason: str) -> None:
+        self._context = context
+        self.end = end
+        self.reason = reason
+
+    def __call__(self) -> str:
+        if not self._context.is_active():
+            return "cancelled"
+        return self.reason if time.monotonic() >= self.end else ""
 
 
 def _decode_limits(message: pb.SearchLimits, max_think_ms: int) -> base.Limits | None:

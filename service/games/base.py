@@ -269,7 +269,7 @@ class Position(Protocol):
     #   group_sizes(self, seat) -> list[int]       sorted group sizes (Strands; Petak Sawah)
     # By the search core's solve mode (service/search/__init__.py says how):
     #   plies_left(self) -> int                    how many plies the game has left at most
-    #   endgame_value(self, alpha, beta)           an exact value of a small endgame, or None
+    #   endgame_value(self, alpha, beta, stop_at)  an exact value of a small endgame, or None
 
     def final_value(self, seat: int) -> float:
         """Exact value of a finished game for ``seat``: the final margin (plus or minus a half where a

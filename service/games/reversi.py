@@ -1,6 +1,8 @@
 """Reversi (Othello): the rules engine, with bitboards on Python ints.
 
 The rules are written in ``shared/spec/rules.md`` §4; the engine interface in ``service/games/base.py``.
+Endgames are solved by ``_endgame`` here or, on 8×8, by the optional C kernel ``reversi_endgame.c`` beside this
+file (built by the Makefile, loaded with ctypes: "The native endgame kernel" below); both give the same values.
 
 Board and squares. Square ``row * size + col`` is bit ``1 << (row * size + col)`` of a Python int, with
 column letters ``a``.. left to right and row numbers ``1``.. top to bottom (rules.md: ``c2`` is the third
@@ -35,9 +37,12 @@ Choices made where rules.md is silent (each documented where it is implemented t
 
 from __future__ import annotations
 
+import ctypes
 import math
+import os
 import string
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
 from service.games.base import (
@@ -295,6 +300,65 @@ def _last(
     if passed or not empty:
         return me.bit_count() - opp.bit_count()
     return -_last(opp, me, empty, -beta, -alpha, True, geo, counter)
+
+
+# --------------------------------------------------------------------------------------------------
+# The native endgame kernel: ``reversi_endgame.c`` (the same solver as ``_endgame`` in C, 8x8 only),
+# compiled by the Makefile next to the generated gRPC code and loaded here with ctypes on first use. Without
+# it (no compiler, another platform, ``GAMERULES_NO_NATIVE=1``) everything runs in ``_endgame`` as before.
+
+# With at most this many empty squares an 8x8 solve-mode node goes to the kernel in one call. A call cannot
+# be interrupted: the search sees its time limit and ``stop`` only between calls. Expert asks only about the
+# children of a root with at most ``EXACT_EMPTIES_NATIVE`` empties, so this bounds only other solve-mode
+# callers (``bench.solve``). Measured (``bench.solve``, CPU s): a 20-empty solve takes a median of 3.7 s and
+# up to 10 s; each two more empties cost about ten times as much.
+NATIVE_EMPTIES = 20
+# Kernel nodes per search node. The search's node count (and so every node budget: ``EXPERT_NODES``, a
+# caller's ``max_nodes``) is in Python search nodes, each ~100 times the CPU of a kernel node (measured:
+# ~7 us against ~0.07 us). Counting a kernel node as 1/100 keeps a budget about the same CPU time on both
+# paths and, kernel nodes being deterministic, the answer the same on every machine. Counting it as 1 would
+# spend the expert's budget on one 15-empty solve of a tenth of a second; not counting it would let a budget
+# guard nothing. The budget is checked between kernel calls only: a call in progress always finishes.
+NATIVE_NODE_WEIGHT = 100
+NATIVE_LIBRARY = Path(__file__).resolve().parent.parent / "gen" / "reversi_endgame.so"  # the Makefile's target
+_native: list[Any] = []  # [the loaded kernel function, or None], once looked for
+_native_wanted = [os.environ.get("GAMERULES_NO_NATIVE", "") in ("", "0")]
+
+NativeSolver = Callable[[int, int, int, int, float, Any], int]
+NATIVE_GAVE_UP = 1000  # the kernel's answer when its clock passed ``stop_at`` (GAVE_UP in the C file)
+
+
+def _load_native() -> NativeSolver | None:
+    try:
+        library = ctypes.CDLL(str(NATIVE_LIBRARY))
+    except OSError:  # not built (no compiler when ``make install`` ran), or not loadable here
+        return None
+    solve = library.gr_reversi_solve
+    solve.argtypes = (
+        ctypes.c_uint64, ctypes.c_uint64, ctypes.c_int, ctypes.c_int, ctypes.c_double, ctypes.POINTER(ctypes.c_uint64)
+    )  # fmt: skip
+    solve.restype = ctypes.c_int
+    return solve  # type: ignore[no-any-return]
+
+
+def native_solver() -> NativeSolver | None:
+    """The kernel's ``gr_reversi_solve(me, opp, alpha, beta, stop_at, byref(c_uint64 nodes))``: the exact
+    final disc margin of an 8x8 position for the owner of ``me`` (to move), fail-soft within (alpha, beta), or
+    ``NATIVE_GAVE_UP`` once ``time.monotonic()`` reaches ``stop_at`` (0: never); None when it is not built
+    or turned off (``GAMERULES_NO_NATIVE=1``, ``use_native(False)``)."""
+    if not _native_wanted[0]:
+        return None
+    if not _native:
+        _native.append(_load_native())  # two threads racing here load the same library twice: harmless
+    return _native[0]  # type: ignore[no-any-return]
+
+
+def use_native(enabled: bool) -> bool:
+    """Turn the kernel on or off in this process (tests and benchmarks compare both paths); returns the
+    previous setting. Turning it on still needs the library built."""
+    previous = _native_wanted[0]
+    _native_wanted[0] = enabled
+    return previous
 
 
 # --------------------------------------------------------------------------------------------------
@@ -639,18 +703,30 @@ class ReversiPosition:
         plus a pass at the root (``play`` makes every later forced pass itself)."""
         return self.empties() + 1 if self.to_move else 0
 
-    def endgame_value(self, alpha: float, beta: float) -> tuple[float, int] | None:
-        """The search core's solve-mode hook: with at most ``ENDGAME_EMPTIES`` empty squares, the exact final
-        disc margin for the seat to move (fail-soft within ``alpha``..``beta``) and the nodes it took, from a
-        bitboard search that makes no position objects; None with more empty squares."""
+    def endgame_value(self, alpha: float, beta: float, stop_at: float | None = None) -> tuple[float, int] | None:
+        """The search core's solve-mode hook: the exact final disc margin for the seat to move (fail-soft
+        within ``alpha``..``beta``) and the nodes it took, from a solver that makes no position objects: the
+        native kernel on 8x8 with at most ``NATIVE_EMPTIES`` empty squares (its nodes weighted by
+        ``NATIVE_NODE_WEIGHT``; None if it reaches ``stop_at`` on ``time.monotonic()`` first, for the search
+        to stop in time), else ``_endgame`` with at most ``ENDGAME_EMPTIES``; None with more."""
+        if self.to_move == 0:
+            return None
         me, opp = self._sides()
         geo = self._geo
         empties = geo.n - (me | opp).bit_count()
-        if empties > ENDGAME_EMPTIES or self.to_move == 0:
+        lo = max(-geo.n - 1, math.floor(alpha)) if alpha > -math.inf else -geo.n - 1
+        hi = min(geo.n + 1, math.ceil(beta)) if beta < math.inf else geo.n + 1
+        if empties <= NATIVE_EMPTIES and geo.size == 8:
+            solve = native_solver()
+            if solve is not None:
+                nodes = ctypes.c_uint64()
+                value = solve(me, opp, lo, hi, stop_at or 0.0, ctypes.byref(nodes))
+                if value == NATIVE_GAVE_UP:
+                    return None
+                return float(value), -(-nodes.value // NATIVE_NODE_WEIGHT)
+        if empties > ENDGAME_EMPTIES:
             return None
         counter = [0]
-        lo = math.floor(alpha) if alpha > -math.inf else -geo.n - 1
-        hi = math.ceil(beta) if beta < math.inf else geo.n + 1
         value = _endgame(me, opp, self._placements(), lo, hi, geo, counter)
         return float(value), counter[0]
 
@@ -871,26 +947,41 @@ def _corner_hunter(position: ReversiPosition, limits: Limits, rng: Any, top_n: i
 
 
 EXACT_EMPTIES = 12  # expert solves the game from this many empty squares (the search's solve mode)
+# And from this many on 8x8 with the native kernel. Measured (expert's own limits, 10 random positions each,
+# CPU s): 17 empties take a median of 0.08 s, at most 0.23 s (35k weighted nodes); 18 a median of 0.3 s but one
+# in ten ~1.7 s and 220k nodes, past ``EXPERT_NODES``. With the kernel the solve's first iteration is already
+# the whole proof (the hook answers every child of the root), so a solve past the budget has no shallower
+# iteration to fall back on: keep the hard cases inside the budget.
+EXACT_EMPTIES_NATIVE = 17
 MIDGAME_DEPTH = 6  # expert's depth before that, when the caller gives none
 SOLVE_LEAD = MIDGAME_DEPTH  # iterations before the solve leaps to the end: the answer if the budget runs out
 ENDGAME_EMPTIES = 8  # from this many empty squares a solve goes on in ``_endgame``, on bitboards alone
 _LAST_EMPTIES = 5  # and from this many in ``_last``: every empty square tried, no move generation
-# The expert's node budget (core nodes and ``_endgame`` nodes alike). Measured on 8x8 with
-# ``python -m bench.solve`` (a node costs about 7 us there): solving takes a median of about 20k nodes
-# (0.15 s) at 11 empties, 45k (0.3 s) at 12 and 150k (1 s) at 13, with a tail of hard positions at 12 up to
-# 300k; a depth-6 midgame search takes under 16k. A budget keeps the answer the same on every machine.
+# The expert's node budget (core nodes and ``_endgame`` nodes alike; a native kernel node counts as
+# 1/``NATIVE_NODE_WEIGHT``, so the budget is about the same CPU time on both paths). Measured on 8x8 with
+# ``python -m bench.solve`` without the kernel (a node costs about 7 us there): solving takes a median of
+# about 20k nodes (0.15 s) at 11 empties, 45k (0.3 s) at 12 and 150k (1 s) at 13, with a tail of hard
+# positions at 12 up to 300k; a depth-6 midgame search takes under 16k. With the kernel, see
+# ``EXACT_EMPTIES_NATIVE``. A budget keeps the answer the same on every machine.
 EXPERT_NODES = 150_000
+
+
+def exact_empties(position: ReversiPosition) -> int:
+    """From how many empty squares expert solves ``position`` exactly: ``EXACT_EMPTIES_NATIVE`` on 8x8 with
+    the native kernel, ``EXACT_EMPTIES`` otherwise (measured: see the constants)."""
+    return EXACT_EMPTIES_NATIVE if position.size == 8 and native_solver() is not None else EXACT_EMPTIES
 
 
 def _expert(position: ReversiPosition, limits: Limits, rng: Any, top_n: int, stop: StopSignal) -> SearchResult:
     """Alpha-beta (``service.search.search``) with ``evaluate``; from ``EXACT_EMPTIES`` empty squares the
     search's solve mode (straight to the end of the game after ``SOLVE_LEAD`` shallow iterations, the last
-    ``ENDGAME_EMPTIES`` squares in ``_endgame``), so the answer is proved exact whenever the solve fits the
+    ``ENDGAME_EMPTIES`` squares in ``_endgame`` or, on 8x8 with the native kernel, everything from
+    ``EXACT_EMPTIES_NATIVE`` in the kernel), so the answer is proved exact whenever the solve fits the
     node budget. A caller's ``max_depth`` replaces this choice: plain iterative deepening to that depth."""
     from service.search import search
 
     if limits.max_depth is None:
-        if position.empties() <= EXACT_EMPTIES:
+        if position.empties() <= exact_empties(position):
             return search(position, limits, stop=stop, top_n=top_n, rng=rng, solve=True, solve_lead=SOLVE_LEAD)
         limits = Limits(max_time_ms=limits.max_time_ms, max_depth=MIDGAME_DEPTH, max_nodes=limits.max_nodes)
     return search(position, limits, stop=stop, top_n=top_n, rng=rng)
@@ -932,8 +1023,9 @@ class ReversiGame(PlaysLevels):
         Level(
             "expert",
             f"Searches {MIDGAME_DEPTH} moves ahead weighing mobility, frontier, corners and the squares next to them, "
-            f"and from {EXACT_EMPTIES} empty squares on computes the game to the end exactly whenever that fits its "
-            f"{EXPERT_NODES:,}-node budget.",
+            f"and from {EXACT_EMPTIES_NATIVE} empty squares on (8x8 with its native endgame solver; otherwise from "
+            f"{EXACT_EMPTIES}) computes the game to the end exactly whenever that fits its {EXPERT_NODES:,}-node "
+            "budget.",
             Limits(max_time_ms=20_000, max_nodes=EXPERT_NODES),
         ),
     )

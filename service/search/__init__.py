@@ -21,10 +21,12 @@ Public API (signatures are fixed; every game codes against them):
     ``plies_left()`` bound, capped by ``max_depth``; 1000 without the hook), skipping the iterations between;
     proofs, ``exact``, ``top_n`` and limits work as above (stopped before the leap finished, it answers with
     the lead's last iteration). In solve mode enhanced transposition cutoffs are off and the engine's
-    optional ``endgame_value(alpha, beta) -> (value, nodes) | None`` hook is asked first at every node: an
-    exact value for the seat to move, fail-soft within the window, from the engine's own solver of small
-    endgames (Reversi's last empty squares), or None to search the node as usual. The hook is not
-    interrupted (keep it to a few milliseconds) and its nodes count towards ``max_nodes`` after it returns.
+    optional ``endgame_value(alpha, beta, stop_at) -> (value, nodes) | None`` hook is asked first at every
+    node: an exact value for the seat to move, fail-soft within the window, from the engine's own solver of
+    small endgames (Reversi's last empty squares), or None to search the node as usual. The hook is not
+    polled while it runs: it must give up (None) by itself once ``time.monotonic()`` reaches ``stop_at``
+    (None: no time limit; the earliest end the Deadline knows, ``Deadline.end``), or stay within a few
+    milliseconds. Its nodes count towards ``max_nodes`` after it returns.
 
 ``mcts(position, limits, *, stop=never, top_n=1, rng=None, rollout=None) -> SearchResult``
     UCT Monte Carlo tree search over ``search_moves`` (``service/search/mcts.py``) for games whose

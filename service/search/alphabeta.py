@@ -106,6 +106,7 @@ def search(
 
     # The engine's exact solver of small endgames, asked first at every node in solve mode.
     endgame = getattr(type(position), "endgame_value", None) if solve else None
+    stop_at = deadline.end  # when the hook must give up (it cannot be polled while it runs)
     tt: dict[Any, tuple[int, float, int, Move, bool]] = {}
     tt_get = tt.get
     tt_cap = max(0, tt_size)
@@ -157,7 +158,7 @@ def search(
         if depth <= 0:
             return (pos.evaluate(seat) if ev is None else ev(pos, seat)), False
         if endgame is not None:
-            small = endgame(pos, alpha, beta)
+            small = endgame(pos, alpha, beta, stop_at)
             if small is not None:
                 nodes += small[1]
                 return small[0], True

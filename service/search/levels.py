@@ -59,10 +59,12 @@ class Deadline:
     ``stop()`` returned (a stop signal may return a non-empty reason such as ``"deadline"`` instead of
     True). A Deadline is itself a stop signal (calling it checks clock and stop at once), so a search run
     under another Deadline composes with it and inherits its reason. Depth limits are the search's
-    business, not the Deadline's.
+    business, not the Deadline's. ``end`` is the earliest ``time.monotonic()`` instant at which it is known to
+    fire: its own time limit or the ``end`` attribute of its ``stop`` (an outer Deadline, or the server's
+    signal for the caller's deadline), None without either; for work that cannot be polled (native solvers).
     """
 
-    __slots__ = ("_countdown", "_end", "_last_read", "_stop", "interval", "max_nodes", "reason", "start")
+    __slots__ = ("_countdown", "_end", "_last_read", "_stop", "end", "interval", "max_nodes", "reason", "start")
 
     def __init__(self, limits: Limits | None = None, stop: StopSignal = never) -> None:
         limits = limits or Limits()
@@ -70,6 +72,8 @@ class Deadline:
         self.max_nodes = _given(limits.max_nodes)
         max_time_ms = _given(limits.max_time_ms)
         self._end = None if max_time_ms is None else self.start + max_time_ms / 1000.0
+        ends = [end for end in (self._end, getattr(stop, "end", None)) if end is not None]
+        self.end: float | None = min(ends) if ends else None
         self._stop = stop
         self.reason = ""
         self.interval = _FIRST_INTERVAL

@@ -70,6 +70,20 @@ def test_the_build_generates_the_protobuf_code_like_the_makefile():
     assert "grpc_tools.protoc" in run and "proto/gamerules/v1/*.proto" in run
 
 
+def test_the_build_compiles_the_native_kernel_like_the_makefile():
+    """Reversi's endgame kernel: the same source, flags and target as the Makefile's rule, so the image
+    solves endgames as fast as a checkout does (reversi.py loads ``service/gen/reversi_endgame.so``)."""
+    run = " ".join(args for word, args in _stages()[0] if word == "RUN")
+    makefile = (ROOT / "Makefile").read_text()
+    assert "-O2 -shared -fPIC" in makefile and "NATIVE := $(GEN_DIR)/reversi_endgame.so" in makefile
+    assert "cc -O2 -shared -fPIC -o service/gen/reversi_endgame.so service/games/reversi_endgame.c" in run
+    assert "gcc" in run  # the compiler is installed in the builder stage, and only there
+    assert not any("gcc" in args for word, args in _stages()[-1] if word == "RUN")
+    from service.games import reversi
+
+    assert reversi.NATIVE_LIBRARY.relative_to(ROOT).as_posix() == "service/gen/reversi_endgame.so"
+
+
 def test_the_runtime_dependencies_are_pyprojects_pinned_by_the_lock():
     run = " ".join(args for word, args in INSTRUCTIONS if word == "RUN")
     assert "tomllib" in run and "-c requirements.lock" in run

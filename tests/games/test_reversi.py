@@ -17,7 +17,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from service.games import base
-from service.games.reversi import ENDGAME_EMPTIES, EXACT_EMPTIES, GAME, PASS, ReversiPosition, perft
+from service.games.reversi import ENDGAME_EMPTIES, EXACT_EMPTIES, GAME, PASS, ReversiPosition, perft, use_native
 from tests.games.contract import check_random_games
 
 START_8 = "......../......../......../...WB.../...BW.../......../......../........ 1 black=1"
@@ -642,7 +642,17 @@ def test_expert_solves_small_endgames_exactly() -> None:
             assert (value if after_colour == colour else -value) == result.value
 
 
-def test_endgame_solver_matches_brute_force_in_any_window() -> None:
+@pytest.mark.parametrize("native", [True, False], ids=["kernel-if-built", "python"])
+def test_endgame_solver_matches_brute_force_in_any_window(native: bool) -> None:
+    previous = use_native(native)
+    try:
+        check_endgame_solver()
+    finally:
+        use_native(previous)
+
+
+def check_endgame_solver() -> None:
+    """``endgame_value`` (the native kernel on 8x8 when built and on, else ``_endgame``) against minimax."""
     cases = [random_position(8, 64 - ENDGAME_EMPTIES + k % 3, k, black_seat=1 + k % 2) for k in range(12)]
     cases += [random_position(6, 30 + k % 3, 100 + k) for k in range(6)]
     cases.append(GAME.parse_position("WWWWWW/WWWWBW/WWWBBW/WWBWWW/.BBBBW/.WWWWW 1 black=1"))  # must pass
@@ -671,7 +681,7 @@ def test_endgame_solver_matches_brute_force_in_any_window() -> None:
             else:
                 assert v == value
     assert checked >= 12
-    assert random_position(8, 40, 1).endgame_value(-math.inf, math.inf) is None  # too many empties
+    assert random_position(8, 20, 1).endgame_value(-math.inf, math.inf) is None  # too many empties
 
 
 def test_expert_solve_mode_scores_top_moves_like_brute_force() -> None:

@@ -301,7 +301,7 @@ class BoundedTree(Tree):
     def plies_left(self) -> int:
         return 12 - self.ply
 
-    def endgame_value(self, alpha: float, beta: float) -> tuple[float, int] | None:
+    def endgame_value(self, alpha: float, beta: float, stop_at: float | None = None) -> tuple[float, int] | None:
         if 12 - self.ply > self.small:
             return None
         BoundedTree.calls += 1

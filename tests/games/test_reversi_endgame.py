@@ -1,0 +1,260 @@
+"""Reversi's native endgame kernel (``service/games/reversi_endgame.c``, rules.md §4) against its reference,
+the pure-Python ``_endgame``, and against known values; and expert with the kernel against expert without it.
+
+The kernel is built by ``make install``; without it (no C compiler) the tests that need it are skipped and
+the engine solves in Python, which the rest of the suite covers.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import math
+import os
+import random
+import subprocess
+import sys
+import time
+from functools import cache
+
+import pytest
+
+from service.games import reversi
+from service.games.base import Limits
+from service.games.reversi import GAME, PASS, ReversiPosition, exact_empties, native_solver, use_native
+
+GEO = reversi._GEOMETRIES[8]
+FULL = GEO.full
+NATIVE = native_solver()
+needs_kernel = pytest.mark.skipif(
+    NATIVE is None,
+    reason=f"the native endgame kernel is not built ({reversi.NATIVE_LIBRARY} is missing: `make install` builds "
+    "it with a C compiler) or GAMERULES_NO_NATIVE is set",
+)
+
+
+def kernel(me: int, opp: int, alpha: int = -65, beta: int = 65) -> tuple[int, int]:
+    """(value, nodes) from the kernel."""
+    assert NATIVE is not None
+    nodes = ctypes.c_uint64()
+    value = NATIVE(me, opp, alpha, beta, 0.0, ctypes.byref(nodes))
+    return value, nodes.value
+
+
+@cache
+def python(me: int, opp: int, alpha: int = -65, beta: int = 65) -> int:
+    """The value from the pure-Python solver, the reference (remembered: several tests ask)."""
+    return reversi._endgame(me, opp, reversi._placements(me, opp, GEO), alpha, beta, GEO, [0])
+
+
+def board(text: str) -> tuple[int, int]:
+    """(X discs, O discs) from 64 characters a1..h8 row by row, ``X``/``O``/``-``."""
+    assert len(text) == 64
+    return (
+        sum(1 << i for i, ch in enumerate(text) if ch == "X"),
+        sum(1 << i for i, ch in enumerate(text) if ch == "O"),
+    )
+
+
+def played(empties: int, seed: int) -> ReversiPosition:
+    """A random 8x8 game played down to ``empties`` empty squares, a seat to move."""
+    rng = random.Random(seed)
+    while True:
+        position = GAME.new_position({}, "")
+        while position.to_move and position.empties() > empties:
+            position = position.play(rng.choice(position.legal_moves()))
+        if position.to_move and position.empties() == empties:
+            return position
+
+
+def scattered(empties: int, bias: float, rng: random.Random) -> tuple[int, int]:
+    """A random board (not a reachable one: the solver does not care) with ``empties`` empty squares and each
+    disc the mover's with probability ``bias``: lopsided boards make passes and wipe-outs common."""
+    squares = list(range(64))
+    rng.shuffle(squares)
+    me = opp = 0
+    for square in squares[empties:]:
+        if rng.random() < bias:
+            me |= 1 << square
+        else:
+            opp |= 1 << square
+    return me, opp
+
+
+def cases() -> list[tuple[int, int]]:
+    """300 (me, opp) boards with 6..12 empty squares: positions from random play (some with the mover to
+    pass: the sides swapped when that leaves the mover no placement) and scattered boards with 6..10. Fewer
+    with many empties: the Python reference takes ~0.3 s at 12."""
+    out: list[tuple[int, int]] = []
+    per_empties = {6: 50, 7: 50, 8: 40, 9: 30, 10: 20, 11: 8, 12: 4}
+    for empties, count in per_empties.items():
+        for k in range(count):
+            me, opp = played(empties, 1000 * empties + k)._sides()
+            if k % 2 and not reversi._placements(opp, me, GEO):
+                me, opp = opp, me
+            out.append((me, opp))
+    rng = random.Random(7)
+    while len(out) < 300:
+        out.append(scattered(rng.randint(6, 10), rng.choice((0.5, 0.8, 0.95)), rng))
+    return out
+
+
+CASES = cases()
+
+
+def test_cases_cover_passes_and_lopsided_endings() -> None:
+    root_passes = sum(1 for me, opp in CASES if not reversi._placements(me, opp, GEO))
+    finished = sum(
+        1 for me, opp in CASES if not reversi._placements(me, opp, GEO) and not reversi._placements(opp, me, GEO)
+    )
+    lopsided = sum(1 for me, opp in CASES if abs(python(me, opp)) >= 40)
+    assert root_passes >= 10 and finished >= 3 and lopsided >= 20
+
+
+@needs_kernel
+def test_kernel_agrees_with_python_on_300_positions() -> None:
+    for me, opp in CASES:
+        expected = python(me, opp)
+        value, nodes = kernel(me, opp)
+        assert value == expected and nodes > 0, (hex(me), hex(opp))
+
+
+@needs_kernel
+def test_kernel_is_fail_soft_in_any_window() -> None:
+    for me, opp in CASES[::5]:
+        exact = python(me, opp)
+        for alpha, beta in ((exact - 1, exact + 1), (exact, exact + 1), (exact - 1, exact), (exact + 3, exact + 6)):
+            for lo, hi in ((alpha, beta), (-beta, -alpha)):
+                v, _ = kernel(me, opp, lo, hi)
+                if v <= lo:
+                    assert exact <= v, (hex(me), hex(opp), lo, hi)
+                elif v >= hi:
+                    assert exact >= v, (hex(me), hex(opp), lo, hi)
+                else:
+                    assert v == exact, (hex(me), hex(opp), lo, hi)
+
+
+def test_known_endings() -> None:
+    # Python and (when built) the kernel: empty squares count for nobody, and a finished game is final.
+    rows = [
+        ("X" * 64, 64),  # a full board
+        ("-" + "X" * 63, 63),  # nobody can use a1: the game is over, a1 counts for nobody
+        ("O" * 63 + "-", -63),  # the same for the other seat
+        ("XO-" + "-" * 61, 3),  # c1 flips b1: a wipe-out with 61 empty squares, won by 3 (not 64)
+        ("OX" + "-" * 61 + "X", -2),  # X has no placement (a1 is a corner): it passes, c1 flips b1, 1 to 3
+        ("XXXXXXXO" + "X" * 55 + "-", 48),  # X cannot use h8, O can (h2..h7 flip): X passes, 56 to 8
+    ]
+    for text, expected in rows:
+        me, opp = board(text)
+        assert python(me, opp) == expected, text
+        if NATIVE is not None:
+            assert kernel(me, opp)[0] == expected, text
+
+
+@needs_kernel
+def test_ffo_40() -> None:
+    """FFO endgame test #40 (20 empties, Black to move), from the literature: Black wins by 38 discs. FFO
+    gives empty squares to the winner; counting them for nobody gives the same 38 here."""
+    black, white = board("O--OOOOX-OOOOOOXOOXXOOOXOOXOOOXXOOOOOOXX---OOOOX----O--X--------")
+    assert kernel(black, white, 37, 39)[0] == 38  # inside the window: exact
+
+
+@needs_kernel
+def test_endgame_value_uses_the_kernel_on_8x8() -> None:
+    position = played(14, 3)
+    answer = position.endgame_value(-100.0, 100.0)
+    assert answer is not None
+    me, opp = position._sides()
+    value, nodes = kernel(me, opp)
+    assert answer == (float(value), -(-nodes // reversi.NATIVE_NODE_WEIGHT))
+    assert played(reversi.NATIVE_EMPTIES + 2, 3).endgame_value(-100.0, 100.0) is None
+    six = GAME.parse_position("....../....../..WB../..BW../....../...... 1 black=1")
+    assert six.endgame_value(-100.0, 100.0) is None  # 32 empties on 6x6: neither solver
+    previous = use_native(False)
+    try:
+        assert position.endgame_value(-100.0, 100.0) is None  # beyond ENDGAME_EMPTIES without the kernel
+        assert exact_empties(position) == reversi.EXACT_EMPTIES
+    finally:
+        use_native(previous)
+    assert exact_empties(position) == reversi.EXACT_EMPTIES_NATIVE
+    assert exact_empties(GAME.new_position({"size": 6}, "")) == reversi.EXACT_EMPTIES
+
+
+def expert(position: ReversiPosition, native: bool, top_n: int = 1) -> tuple[object, float, dict[object, float]]:
+    previous = use_native(native)
+    try:
+        result = GAME.best_move(position, "expert", Limits(max_nodes=10**7), 0, top_n, lambda: False)
+    finally:
+        use_native(previous)
+    assert result.exact and result.stop_reason == "solved"
+    return result.move, result.value, {a.move: a.value for a in result.alternatives}
+
+
+@needs_kernel
+@pytest.mark.parametrize(("empties", "seed"), [(10, 1), (11, 2), (12, 3), (12, 4)])
+def test_expert_is_exact_and_the_same_with_and_without_the_kernel(empties: int, seed: int) -> None:
+    position = played(empties, seed)
+    moves = position.legal_moves()
+    top_n = len(moves) if empties < 12 else 1
+    move, value, scored = expert(position, True, top_n)
+    py_move, py_value, py_scored = expert(position, False, top_n)
+    assert value == py_value
+    if top_n > 1:
+        assert scored == py_scored and len(scored) == len(moves)
+    # The move chosen keeps the value (equal moves may be chosen differently: the root orders differ).
+    for chosen in (move, py_move):
+        after = position.play(chosen)
+        if after.to_move == 0:
+            kept = after.final_value(position.to_move)
+        else:
+            me, opp = after._sides()
+            kept = kernel(me, opp)[0] * (1 if after.to_move == position.to_move else -1)
+        assert kept == value
+
+
+@needs_kernel
+def test_expert_solves_from_exact_empties_native() -> None:
+    position = played(reversi.EXACT_EMPTIES_NATIVE, 11)
+    result = GAME.best_move(position, "expert", None, 0, 1, lambda: False)
+    me, opp = position._sides()
+    assert result.exact and result.value == kernel(me, opp)[0] and result.move != PASS
+
+
+def test_the_environment_turns_the_kernel_off() -> None:
+    code = "from service.games import reversi; print(reversi.native_solver() is None)"
+    env = {**os.environ, "GAMERULES_NO_NATIVE": "1"}
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "True"
+
+
+@needs_kernel
+def test_the_kernel_gives_up_at_its_stop_time():
+    """A best move must answer before its deadline, and the search cannot poll a kernel call: the kernel
+    reads the clock itself. With ``stop_at`` already past it gives up on its first node, and so does the
+    solve-mode hook; a ``stop_at`` far ahead changes nothing."""
+    position = played(18, 7)
+    me, opp = position._sides()
+    assert NATIVE is not None
+    nodes = ctypes.c_uint64()
+    assert NATIVE(me, opp, -65, 65, time.monotonic() - 1, ctypes.byref(nodes)) == reversi.NATIVE_GAVE_UP
+    assert nodes.value == 1
+    assert position.endgame_value(-math.inf, math.inf, time.monotonic() - 1) is None
+    small = played(12, 7)
+    later = small.endgame_value(-math.inf, math.inf, time.monotonic() + 3600)
+    assert later == small.endgame_value(-math.inf, math.inf) and later is not None
+
+
+@needs_kernel
+def test_a_search_whose_deadline_has_passed_still_answers():
+    """Expert on a position it solves with the kernel, stopped by a signal whose end is already past (as the
+    server's is when a deadline is too short): a legal move, not proved, and the stop reason passed on."""
+
+    class Passed:
+        end = time.monotonic() - 1
+
+        def __call__(self) -> str:
+            return "deadline"
+
+    position = played(17, 3)
+    result = GAME.best_move(position, "expert", None, 1, 1, Passed())
+    assert result.move in position.legal_moves() and not result.exact
+    assert result.stop_reason == "deadline"
