@@ -31,8 +31,9 @@ sown), ``capture`` (cells: the landing pit and the pit opposite; count: seeds ta
 
 Levels (strategies for ``service.search.play_level``): ``easy`` takes a free move when it sees one, else a
 random pit; ``medium`` is alpha-beta to 4 plies counting only the stores; ``hard`` (the default) is
-iterative-deepening alpha-beta under a node budget with ``evaluate`` (stores, free moves, capture threats),
-exact once the game's end is within reach of the search.
+iterative-deepening alpha-beta with ``evaluate`` (stores, seeds on each side, free moves, capture threats)
+under a node budget, or until the caller's time limit when one is given; the search's solve mode once few
+seeds are left in the pits, so it is exact once the game's end is within reach of the search.
 
 Choices where rules.md is silent (documented here and in the report):
 - The pit count is the length of each side's list; ``seeds_per_pit`` is carried because the options chose
@@ -408,23 +409,22 @@ class KalahPosition:
         return [(k & 255) + 1 for k in keys]
 
     def evaluate(self, seat: int) -> float:
-        """Estimated final store margin for ``seat``: the store difference plus, for the seat to move, a
-        share of what it can take at once (its free moves and its biggest capture).
+        """Estimated final store margin for ``seat``: the store difference; for the seat to move, a share of
+        what it can take at once (its free moves and its biggest capture); and the seeds on each side, weighted
+        by how far the game has gone (the more seeds are already in the stores, the likelier the seeds on a
+        side end up swept into its owner's store).
 
-        Seeds still on each side are not counted: in self-play at depth 5 a weight of 1/4 on them lost 8
-        games of 30 more than it won against the plain store difference (they are swept home at the end,
-        but just as often sown across or captured), while the free-move and capture terms won."""
+        The weights were measured in self-play (the comment above ``_FREE_WEIGHT`` gives the figures)."""
         if not self._to_move:
             return self.final_value(seat)
         n, b = self._pits, self._board
-        free = best_capture = 0
-        for key in self._hint_keys():
-            if key >> 20:
-                free += 1
-            elif key > best_capture:
-                best_capture = key
-        tempo = _FREE_WEIGHT * free + _CAPTURE_WEIGHT * (best_capture >> 8)
-        value = b[n] - b[2 * n + 1] + (tempo if self._to_move == 1 else -tempo)
+        free, capture = _threats(b, n, self._to_move)
+        tempo = _FREE_WEIGHT * free + _CAPTURE_WEIGHT * capture
+        south_side = sum(b[0:n])
+        north_side = sum(b[n + 1 : 2 * n + 1])
+        total = south_side + north_side + b[n] + b[2 * n + 1]
+        weight = _SIDE_WEIGHT * (1.0 - (south_side + north_side) / total)
+        value = b[n] - b[2 * n + 1] + weight * (south_side - north_side) + (tempo if self._to_move == 1 else -tempo)
         return value if seat == 1 else -value
 
     def store_difference(self, seat: int) -> float:
@@ -447,8 +447,43 @@ class KalahPosition:
         return sum(b) - b[n] - b[2 * n + 1]
 
 
+# Weights of ``evaluate``, in seeds. The free-move and capture terms are older (they beat the plain store
+# difference in self-play). The seeds-on-side term was measured for issue 7 by self-play of ``hard`` variants
+# at a fixed node budget, 60 games each on 30 seeded openings of 2-4 random plies, colours swapped, against
+# the evaluation without it (W-D-L for the variant): weight 1.0 x the share of seeds stored 32-5-23 at 3,000
+# nodes a move and 30-4-26 at 10,000; 0.5 x that share 32-3-25; 2.0 x 18-2-40; a fixed 1/4 27-9-24.
+# Subtracting the opponent's capture threats (x 0.5) went 24-11-25, raising the free-move and capture weights
+# by half 28-1-31: neither was kept.
 _FREE_WEIGHT = 1.0
 _CAPTURE_WEIGHT = 0.5
+_SIDE_WEIGHT = 1.0
+
+
+def _threats(b: Sequence[int], n: int, mover: int) -> tuple[int, int]:
+    """What ``mover`` can take at once on board ``b``: (how many pits earn an extra turn, the seeds the
+    biggest capture would take). The same arithmetic as ``KalahPosition._hint_keys``, without the list."""
+    cycle = 2 * n + 1
+    base, facing = (0, 2 * n) if mover == 1 else (n + 1, n - 1)
+    free = best = 0
+    p = -1
+    for seeds in b[base : base + n]:
+        p += 1
+        if not seeds:
+            continue
+        last = (p + seeds) % cycle
+        if last == n:
+            free += 1
+        elif last < n and seeds <= cycle:
+            if seeds == cycle:  # one lap: back into the lifted pit; the opposite pit got a seed
+                taken = b[facing - last] + 2
+            elif not b[base + last]:
+                opposite = b[facing - last] + (last < p)  # a sowing that wrapped fed the opposite pit
+                taken = opposite + 1 if opposite else 0
+            else:
+                continue
+            if taken > best:
+                best = taken
+    return free, best
 
 
 # --------------------------------------------------------------------------------------------------
@@ -627,11 +662,29 @@ def _medium(position: KalahPosition, limits: Limits, rng: Any, top_n: int, stop:
     return search(position, limits, stop=stop, top_n=top_n, rng=rng, evaluate=KalahPosition.store_difference)
 
 
+# The hard level's node budget when the caller gives no time limit: answers are then the same on every
+# machine. With a time limit it searches until the time is up instead (the budget would stop it long before
+# on a fast machine, and a caller who gives time wants it used).
+HARD_NODES = 100_000
+# From this many seeds left in the pits, hard proves the game to its end (the search's solve mode). Measured
+# on random endgames: with 12 seeds a proof takes at most a few thousand nodes, with 16 up to 150k+.
+SOLVE_SEEDS = 14
+# Iterations before the solve leaps to the end of the game: the answer if the proof does not fit the budget.
+SOLVE_LEAD = 8
+
+
 def _hard(position: KalahPosition, limits: Limits, rng: Any, top_n: int, stop: StopSignal) -> SearchResult:
-    """Iterative-deepening alpha-beta with ``KalahPosition.evaluate`` under a node budget (no depth cap, so
-    the answer does not depend on the clock); it ends early, exact, once every line reaches the end."""
+    """Iterative-deepening alpha-beta with ``KalahPosition.evaluate``: under the level's node budget when no
+    time is given (no depth cap, so the answer does not depend on the clock), until the time is up when it
+    is; from ``SOLVE_SEEDS`` seeds in the pits the solve mode, straight to the end of the game after
+    ``SOLVE_LEAD`` iterations. It ends early, exact, once every line reaches the end. Extra turns need no
+    care here: the search keeps the sign of a child whose seat to move has not changed."""
     from service.search import search
 
+    if limits.max_time_ms is not None and limits.max_nodes == HARD_NODES:
+        limits = Limits(max_time_ms=limits.max_time_ms, max_depth=limits.max_depth)
+    if limits.max_depth is None and position.seeds_in_play() <= SOLVE_SEEDS:
+        return search(position, limits, stop=stop, top_n=top_n, rng=rng, solve=True, solve_lead=SOLVE_LEAD)
     return search(position, limits, stop=stop, top_n=top_n, rng=rng)
 
 
@@ -671,9 +724,11 @@ class Kalah(PlaysLevels):
         ),
         Level(
             "hard",
-            "Searches deep, chaining extra turns and weighing the stores, free moves and capture threats; "
-            "plays perfectly once few enough seeds are left to search to the end.",
-            Limits(max_nodes=100_000),
+            f"Searches deep ({HARD_NODES:,} positions, or until the time limit when one is given), chaining extra "
+            "turns and weighing the stores, the seeds on each side, free moves and capture threats; from "
+            f"{SOLVE_SEEDS} seeds left in the pits it computes the game to the end exactly whenever that fits "
+            "its budget.",
+            Limits(max_nodes=HARD_NODES),
         ),
     )
     default_level = "hard"

@@ -18,7 +18,7 @@ from service.games.base import (
     Outcome,
     RulesError,
 )
-from service.games.kalah import GAME, KalahPosition
+from service.games.kalah import GAME, KalahPosition, _threats
 from tests.games.contract import check_random_games
 
 START = "4,4,4,4,4,4,0/4,4,4,4,4,4,0 1 seeds=4"
@@ -237,6 +237,9 @@ def test_move_hints_agree_with_sowing(options: dict[str, int]) -> None:
                 assert extra == (events[0].cells[1] == store)
                 assert capture == sum(e.count for e in events if e.type == "capture")
                 checked += 1
+            hints = position.move_hints()  # and ``evaluate``'s summary of them agrees
+            summary = (sum(extra for _, extra, _ in hints), max(capture for _, _, capture in hints))
+            assert _threats(position.board, position.pits_per_side, position.to_move) == summary
             assert sorted(position.search_moves()) == position.legal_moves()
             position = position.play(rng.choice(position.legal_moves()))
     assert checked > 500
@@ -546,3 +549,70 @@ def test_search_limits_and_stop() -> None:
     assert stopped.move in start.legal_moves() and stopped.stop_reason == "cancelled"
     three = best(start, "medium", top_n=3)
     assert len(three.alternatives) == 3 and three.alternatives[0].move == three.move
+
+
+def test_evaluate_weighs_stores_free_moves_captures_and_sides() -> None:
+    # The start: South to move has one free move (pit 3) and no capture; nothing is stored yet, so the seeds
+    # on the sides count for nothing.
+    assert pos(START).evaluate(1) == 1.0 and pos(START).evaluate(2) == -1.0
+    # South to move: pit 4 is a free move, pit 1 captures 3 (North's pit 5 and the last seed). 20 of the 48
+    # seeds are stored, so each seed South has fewer on its side counts 20/48 against it.
+    south = pos("1,0,3,3,3,3,10/3,3,3,3,2,1,10 1 seeds=4")
+    assert south.evaluate(1) == pytest.approx(1.0 + 0.5 * 3 - 2 * 20 / 48)
+    assert south.evaluate(2) == -south.evaluate(1)
+    # The same board with North to move: North's pits 4, 5 and 6 are free moves, and it has no capture.
+    north = pos("1,0,3,3,3,3,10/3,3,3,3,2,1,10 2 seeds=4")
+    assert north.evaluate(2) == pytest.approx(3.0 + 2 * 20 / 48)
+    assert pos("0,0,0,0,0,0,26/0,0,0,0,0,0,22 - seeds=4").evaluate(2) == -4
+
+
+def test_hard_chains_extra_turns_for_either_seat() -> None:
+    # South sows 6, 5, 6, 4, 6 (five free moves in a row), then 5 into its empty pit 6; North must move and
+    # South's last seed ends the game: all six seeds stored, North sweeps its two, 28 to 20. The search must
+    # keep the sign through the chain; the mirror image, with North to move, has the same value and line.
+    south = pos("0,0,0,3,2,1,22/0,0,0,0,1,1,18 1 seeds=4")
+    north = pos("0,0,0,0,1,1,18/0,0,0,3,2,1,22 2 seeds=4")
+    assert solve(south) == solve(north) == 8
+    for position in (south, north):
+        result = best(position)
+        assert result.exact and result.value == 8
+        assert result.pv == [6, 5, 6, 4, 6, 5, 5, 6]
+        movers = []
+        for move in result.pv:
+            movers.append(position.to_move)
+            position = position.play(move)
+        assert movers == [movers[0]] * 6 + [3 - movers[0], movers[0]]
+        assert position.to_move == 0 and position.final_value(movers[0]) == 8
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        # 14 seeds in the pits; values computed once with ``solve`` above (minutes each), kept as regressions.
+        ("1,3,3,2,0,0,14/2,0,1,1,1,0,20 2 seeds=4", 4),
+        ("5,0,2,3,0,2,21/0,0,0,0,2,0,13 1 seeds=4", 18),
+        ("0,6,1,0,0,1,24/1,4,0,0,0,1,10 2 seeds=4", -12),
+    ],
+)
+def test_hard_proves_endgames_with_fourteen_seeds(text: str, value: int) -> None:
+    from service.games.kalah import SOLVE_SEEDS
+
+    position = pos(text)
+    assert position.seeds_in_play() == SOLVE_SEEDS
+    result = best(position)
+    assert result.exact and result.stop_reason == "solved" and result.value == value
+
+
+def test_hard_budget_is_nodes_without_a_time_limit_and_time_with_one() -> None:
+    from service.games.kalah import HARD_NODES
+
+    start = pos(START)
+    fixed = best(start)  # the level's own limits: the node budget, the same answer on every machine
+    assert fixed.stop_reason == "nodes" and fixed.nodes <= HARD_NODES
+    again = best(start)
+    assert (again.move, again.value, again.nodes, again.pv) == (fixed.move, fixed.value, fixed.nodes, fixed.pv)
+    # A time limit replaces the node budget (no Python search reaches 100k nodes in 100 ms)...
+    assert best(start, max_time_ms=100).stop_reason == "time"
+    # ...but a node budget the caller gives along with it is kept.
+    capped = best(start, max_time_ms=60_000, max_nodes=3_000)
+    assert capped.stop_reason == "nodes" and capped.nodes <= 3_000
