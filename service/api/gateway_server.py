@@ -2,10 +2,10 @@
 N worker processes under granian, a WSGI server whose HTTP side is written in Rust.
 
 Why granian and not gunicorn: the gateway's job is one HTTP hop in front of one gRPC hop, so its own cost is
-the point. With the load benchmark (``python -m bench --only load``, LegalMoves at concurrency 1) the gateway
-added about 2.9 ms at p50 over direct gRPC under gunicorn's threaded workers and about 2.0 ms under granian:
-gunicorn parses HTTP and hands each request between threads in Python; granian does both in Rust and calls
-the app once per request.
+the point. In the load benchmark (``python -m bench --only load``, one client at a time) the gateway added
+2.3-3.0 ms at p50 over direct gRPC under gunicorn's threaded workers and 1.3-1.7 ms under granian (with
+the JSON of ``protojson``): gunicorn parses HTTP and hands each request between threads in Python; granian
+does both in Rust and calls the app once per request.
 
 The main process sets up what the workers share before it forks them, as the gRPC server's parent does: the
 metrics directory (prometheus-client picks its storage at import, ``service/api/multiproc.py``) and the JSON
