@@ -35,11 +35,11 @@ _PLAIN = frozenset(
     }
 )
 
-# A message type's plan: the JSON object of a message with no field set (every singular field without presence
-# at its default), the keys of its repeated fields (each a new empty list), and for each field its JSON key,
-# whether it is repeated, and how to write one value (None: as is).
+# A message type's plan: the fields written even when unset, in declaration order (JSON key, default, whether
+# it is repeated: a new empty list each time), and for each field its JSON key, whether it is repeated, and how
+# to write one value (None: as is).
 _Writer = Callable[[Any], Any] | None
-_Plan = tuple[dict[str, Any], tuple[str, ...], dict[FieldDescriptor, tuple[str, bool, _Writer]]]
+_Plan = tuple[tuple[tuple[str, Any, bool], ...], dict[FieldDescriptor, tuple[str, bool, _Writer]]]
 
 _plans: dict[tuple[str, bool], _Plan | None] = {}
 
@@ -53,11 +53,10 @@ def to_dict(message: Message, proto_names: bool = False) -> dict[str, Any]:
         return json_format.MessageToDict(
             message, preserving_proto_field_name=proto_names, always_print_fields_with_no_presence=True
         )
-    empty, lists, fields = plan
-    out = empty.copy()
-    for name in lists:
-        out[name] = []
-    # ListFields (in C) gives just the fields that are set; the rest keep their defaults from ``empty``.
+    defaults, fields = plan
+    out: dict[str, Any] = {}
+    # ListFields (in C) gives just the fields that are set, in field-number order; the others follow at their
+    # defaults (json_format's order, so the objects read the same).
     for field, value in message.ListFields():
         name, repeated, write = fields[field]
         if write is None:
@@ -66,6 +65,10 @@ def to_dict(message: Message, proto_names: bool = False) -> dict[str, Any]:
             out[name] = [write(item) for item in value]
         else:
             out[name] = write(value)
+    if len(out) < len(fields):
+        for name, default, repeated in defaults:
+            if name not in out:
+                out[name] = [] if repeated else default
     return out
 
 
@@ -80,8 +83,7 @@ def _well_known(value: Message) -> Any:
 
 
 def _make_plan(descriptor: Descriptor, proto_names: bool) -> _Plan | None:
-    empty: dict[str, Any] = {}
-    lists: list[str] = []
+    defaults: list[tuple[str, Any, bool]] = []
     fields: dict[FieldDescriptor, tuple[str, bool, _Writer]] = {}
     for field in descriptor.fields:
         name = field.name if proto_names else field.json_name
@@ -100,8 +102,6 @@ def _make_plan(descriptor: Descriptor, proto_names: bool) -> _Plan | None:
         else:
             return None
         fields[field] = (name, repeated, write)
-        if repeated:
-            lists.append(name)
-        elif not field.has_presence:
-            empty[name] = field.default_value
-    return empty, tuple(lists), fields
+        if repeated or not field.has_presence:
+            defaults.append((name, None if repeated else field.default_value, repeated))
+    return tuple(defaults), fields

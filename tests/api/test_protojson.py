@@ -21,7 +21,9 @@ def same_as_json_format(message: Message) -> None:
         expected = json_format.MessageToDict(
             message, preserving_proto_field_name=proto_names, always_print_fields_with_no_presence=True
         )
-        assert protojson.to_dict(message, proto_names) == expected, (type(message).__name__, proto_names)
+        got = protojson.to_dict(message, proto_names)
+        assert got == expected, (type(message).__name__, proto_names)
+        assert list(got) == list(expected)  # and in the same order, so the JSON reads the same
 
 
 @pytest.mark.parametrize("game", sorted(GAMES))
