@@ -136,10 +136,11 @@ def test_sigterm_lets_requests_in_flight_finish(grpc_address):
     url = f"http://127.0.0.1:{port}"
     try:
         wait_http(url + "/healthz")
-        request = {"position": {"notation": START}, "limits": {"maxTimeMs": 1500, "maxDepth": 60}}
+        request = {"position": {"notation": START}, "limits": {"maxTimeMs": 3000, "maxDepth": 60}}
         with futures.ThreadPoolExecutor(1) as pool:
             in_flight = pool.submit(http, url, "/v1/games/reversi:bestMove", request)
-            time.sleep(0.5)  # the request is being searched on the server
+            # By then the request is being searched on the server, with two seconds to go even on a slow host.
+            time.sleep(1.0)
             process.send_signal(signal.SIGTERM)
             status, body, _ = in_flight.result(timeout=30)
         assert status == 200 and body["stopReason"] == "time", body
