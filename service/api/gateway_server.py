@@ -17,9 +17,14 @@ when it builds the app. SIGTERM or SIGINT stops taking connections, lets request
 from __future__ import annotations
 
 import argparse
+import ipaddress
 import os
+import signal
+import socket
 import sys
+import threading
 from pathlib import Path
+from typing import Any
 
 from service.api import logs, multiproc
 
@@ -34,11 +39,22 @@ def _env(name: str, default: str) -> str:
 
 
 def parse_bind(bind: str) -> tuple[str, int]:
-    """``host:port`` (``[::1]:8080`` for IPv6) as (host, port)."""
+    """``host:port`` (``[::1]:8080`` for IPv6) as (IP address, port): granian binds to an address, so a host
+    name (``localhost``) is resolved here, to its first IPv4 address if it has one."""
     host, sep, port = bind.rpartition(":")
     if not sep or not host or not port.isdigit() or not 0 < int(port) < 65536:
         raise argparse.ArgumentTypeError(f"expected host:port, got {bind!r}")
-    return host.removeprefix("[").removesuffix("]"), int(port)
+    host = host.removeprefix("[").removesuffix("]")
+    try:
+        ipaddress.ip_address(host)
+    except ValueError:
+        try:
+            found = socket.getaddrinfo(host, int(port), type=socket.SOCK_STREAM)
+        except OSError as error:
+            raise argparse.ArgumentTypeError(f"cannot resolve {host!r}: {error}") from None
+        found.sort(key=lambda entry: entry[0] != socket.AF_INET)
+        host = str(found[0][4][0])
+    return host, int(port)
 
 
 def parser() -> argparse.ArgumentParser:
@@ -58,6 +74,52 @@ def parser() -> argparse.ArgumentParser:
     return parser
 
 
+def worker_app() -> Any:
+    """The app in one granian worker: ``gateway.create_app()``, after ``_relay_stop_signals``."""
+    from service.api.gateway import create_app
+
+    _relay_stop_signals()
+    return create_app()
+
+
+def _relay_stop_signals() -> None:
+    """Make sure this process's main thread sees SIGTERM and SIGINT (granian's main process and each worker).
+
+    granian waits for its stop signal in the main thread without a timeout (the main process for its
+    workers, a worker for its requests), and Python runs signal handlers only in the main thread. The kernel
+    hands a signal to any thread of the process, and there are many (granian's, gRPC's, the threads that
+    watch the workers): when the signal lands on another thread, its handler waits until the main thread
+    wakes, which is never. granian then killed the workers at the end of the grace period, in about one stop
+    of `make run` in three. The interpreter writes every signal's number to its wakeup fd from whichever
+    thread caught it, so a thread reading that fd sends the signal on to the main thread, once per signal."""
+    if threading.current_thread() is not threading.main_thread():
+        return
+    read_end, write_end = os.pipe()
+    os.set_blocking(write_end, False)
+    signal.set_wakeup_fd(write_end, warn_on_full_buffer=False)
+
+    def forget_in_child() -> None:
+        # A forked worker must not write its signals into this process's pipe (they would be relayed here);
+        # the worker sets up its own relay when it builds its app.
+        signal.set_wakeup_fd(-1)
+        os.close(read_end)
+        os.close(write_end)
+
+    os.register_at_fork(after_in_child=forget_in_child)
+    main_thread = threading.main_thread().ident
+    assert main_thread is not None
+
+    def relay() -> None:
+        relayed: set[int] = set()
+        while data := os.read(read_end, 64):
+            for number in data:
+                if number in (signal.SIGTERM, signal.SIGINT) and number not in relayed:
+                    relayed.add(number)  # once: the relayed signal comes back through the fd
+                    signal.pthread_kill(main_thread, number)
+
+    threading.Thread(target=relay, name="stop-signal-relay", daemon=True).start()
+
+
 def main(argv: list[str] | None = None) -> int:
     args = parser().parse_args(argv)
     if bool(args.tls_cert) != bool(args.tls_key):
@@ -75,7 +137,7 @@ def main(argv: list[str] | None = None) -> int:
     level = _env("GAMERULES_LOG_LEVEL", "INFO").lower()
     threads = max(1, args.threads)
     server = Granian(
-        "service.api.gateway:create_app",
+        "service.api.gateway_server:worker_app",
         factory=True,
         interface=Interfaces.WSGI,
         address=host,
@@ -95,6 +157,7 @@ def main(argv: list[str] | None = None) -> int:
         ssl_key=Path(args.tls_key) if args.tls_key else None,
         ssl_protocol_min=SSLProtocols.tls12,
     )
+    _relay_stop_signals()
     try:
         server.serve()
     finally:

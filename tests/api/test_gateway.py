@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import os
 import signal
 import subprocess
@@ -11,6 +12,7 @@ from concurrent import futures
 import pytest
 
 from service.api.gateway import compile_template, parse_error_field
+from service.api.gateway_server import parse_bind
 from service.games import GAMES, default_options
 from tests.api.conftest import QUIET, free_port, gateway_command, http, wait_http
 
@@ -150,3 +152,14 @@ def test_sigterm_lets_requests_in_flight_finish(grpc_address):
     finally:
         if process.poll() is None:
             process.kill()
+
+
+def test_bind_addresses():
+    """granian binds to IP addresses: a host name such as the default ``localhost`` is resolved first."""
+    assert parse_bind("localhost:8080")[0] in {"127.0.0.1", "::1"}
+    assert parse_bind("localhost:8080")[1] == 8080
+    assert parse_bind("0.0.0.0:8080") == ("0.0.0.0", 8080)
+    assert parse_bind("[::1]:9000") == ("::1", 9000)
+    for wrong in ("8080", "localhost:", "localhost:http", "localhost:70000", ":8080"):
+        with pytest.raises(argparse.ArgumentTypeError):
+            parse_bind(wrong)
