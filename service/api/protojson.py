@@ -48,7 +48,10 @@ def to_dict(message: Message, proto_names: bool = False) -> dict[str, Any]:
     """``message`` as a JSON object: camelCase keys (the proto field names with ``proto_names``), every field
     without presence written even at its default, doubles that are not finite as ``"NaN"``/``"Infinity"``."""
     key = (message.DESCRIPTOR.full_name, proto_names)
-    plan = _plans[key] if key in _plans else _plans.setdefault(key, _make_plan(message.DESCRIPTOR, proto_names))
+    try:
+        plan = _plans[key]
+    except KeyError:  # the first message of its type
+        plan = _plans[key] = _make_plan(message.DESCRIPTOR, proto_names)
     if plan is None:
         return json_format.MessageToDict(
             message, preserving_proto_field_name=proto_names, always_print_fields_with_no_presence=True
