@@ -7,7 +7,7 @@ PY := $(BIN)/python
 INSTALLED := $(VENV)/.installed
 GEN_DIR := service/gen
 GENERATED := $(GEN_DIR)/.generated
-NATIVE := $(GEN_DIR)/reversi_endgame.so
+NATIVE := $(GEN_DIR)/kalah_search.so $(GEN_DIR)/reversi_endgame.so
 PROTOS := $(wildcard proto/gamerules/v1/*.proto)
 # The venv's site-packages (evaluated by the shell inside recipes, once the venv exists).
 PURELIB = $$($(PY) -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')
@@ -37,10 +37,11 @@ $(GENERATED): $(INSTALLED) $(PROTOS)
 		--include_imports --include_source_info --descriptor_set_out=$(GEN_DIR)/gamerules.binpb $(PROTOS)
 	touch $@
 
-# Reversi's endgame kernel, loaded by service/games/reversi.py with ctypes: built code, so it lives with the
-# generated code (and after it: that rule empties the directory). Without a C compiler the engine solves in Python.
-$(NATIVE): service/games/reversi_endgame.c $(GENERATED)
-	$(CC) -O2 -shared -fPIC -o $@ $< || echo "no C compiler: Reversi endgames are solved in Python"
+# The engines' native kernels (service/games/*.c), loaded by service/games/native.py with ctypes: built code,
+# so they live with the generated code (and after it: that rule empties the directory). Without a C compiler
+# the engines search in Python, more slowly.
+$(GEN_DIR)/%.so: service/games/%.c $(GENERATED)
+	$(CC) -O2 -shared -fPIC -o $@ $< -lm || echo "no C compiler: $* runs in Python"
 
 proto: $(INSTALLED)
 	rm -f $(GENERATED) && $(MAKE) --no-print-directory $(GENERATED) $(NATIVE)

@@ -9,6 +9,9 @@ each position with ``search(position, Limits(), solve=True, solve_lead=...)``, t
   pure-Python ``_endgame``; the row's solve uses the kernel (8x8, at most ``NATIVE_EMPTIES`` empties, in C).
   The Python baseline runs only up to ``--python-max`` empties (default 14: 14 take ~5 s a position, each two
   more empties about ten times that). Search nodes count a kernel node as 1/``NATIVE_NODE_WEIGHT``.
+- Kalah (6 pits, 4 seeds; "empties" = seeds left in the pits): ``hard``'s search to the end with its native
+  search kernel (``kalah_search.c``) below the root, against the same search in pure Python (up to
+  ``--python-max`` seeds). Search nodes count a kernel node as 1/``kalah.NATIVE_NODE_WEIGHT``.
 - Petak Sawah: plain iterative deepening one ply at a time, ``search(position, Limits())``.
 
 It prints nodes and CPU seconds (``time.process_time``, one core) of each, the solve/baseline ratios of the
@@ -26,12 +29,14 @@ import sys
 import time
 from typing import Any
 
-from service.games import petak_sawah, reversi
+from service.games import kalah, native, petak_sawah, reversi
 from service.games.base import Limits
 from service.search import search
 
-LEADS = {"reversi": reversi.SOLVE_LEAD, "petak-sawah": petak_sawah.HARD_SOLVE_LEAD}
-DEFAULT_EMPTIES = {"reversi": [12, 14, 16, 18, 20], "petak-sawah": [12, 13, 14]}
+LEADS = {"reversi": reversi.SOLVE_LEAD, "kalah": kalah.SOLVE_LEAD, "petak-sawah": petak_sawah.HARD_SOLVE_LEAD}
+DEFAULT_EMPTIES = {"reversi": [12, 14, 16, 18, 20], "kalah": [12, 16, 20, 24], "petak-sawah": [12, 13, 14]}
+NATIVE_BASELINE = {"reversi", "kalah"}  # games whose baseline is the same solve with the kernels off
+PYTHON_MAX = {"reversi": 14, "kalah": 16}  # their pure-Python baselines run up to this many empties (time)
 REVERSI_TARGET = (14, 1.0)  # issue 7: empties, CPU seconds (each position)
 
 
@@ -55,18 +60,29 @@ def petak_position(empties: int, seed: int) -> Any:
     return position
 
 
-MAKERS = {"reversi": reversi_position, "petak-sawah": petak_position}
+def kalah_position(seeds: int, seed: int) -> Any:
+    """A random Kalah game (6 pits, 4 seeds) played down to ``seeds`` seeds left in the pits, a seat to move."""
+    rng = random.Random(seed)
+    while True:
+        position = kalah.GAME.new_position({}, "")
+        while position.to_move and position.seeds_in_play() > seeds:
+            position = position.play(rng.choice(position.legal_moves()))
+        if position.to_move and position.seeds_in_play() == seeds:
+            return position
 
 
-def timed_search(position: Any, native: bool = True, **keywords: Any) -> tuple[float, int, float]:
-    """(proved value, nodes, CPU seconds) of one search to the end; ``native`` False turns Reversi's kernel off."""
-    previous = reversi.use_native(native)
+MAKERS = {"reversi": reversi_position, "kalah": kalah_position, "petak-sawah": petak_position}
+
+
+def timed_search(position: Any, native_on: bool = True, **keywords: Any) -> tuple[float, int, float]:
+    """(proved value, nodes, CPU seconds) of one search to the end; ``native`` False turns the kernels off."""
+    previous = native.use_native(native_on)
     try:
         start = time.process_time()
         result = search(position, Limits(), **keywords)
         spent = time.process_time() - start
     finally:
-        reversi.use_native(previous)
+        native.use_native(previous)
     if not result.exact:
         raise AssertionError(f"not solved: {position!r}")
     return result.value, result.nodes, spent
@@ -74,7 +90,7 @@ def timed_search(position: Any, native: bool = True, **keywords: Any) -> tuple[f
 
 def baseline(game: str, position: Any) -> tuple[float, int, float]:
     """The baseline's proof of ``position`` (module docstring)."""
-    if game == "reversi":
+    if game in NATIVE_BASELINE:
         return timed_search(position, False, solve=True, solve_lead=LEADS[game])
     return timed_search(position)
 
@@ -85,12 +101,20 @@ def main() -> int:
     parser.add_argument("--empties", type=int, nargs="+", help="empty cells (default: per game, see the code)")
     parser.add_argument("--positions", type=int, default=6, help="positions per row (default 6)")
     parser.add_argument("--no-baseline", action="store_true", help="time the solve mode only")
-    parser.add_argument("--python-max", type=int, default=14, help="Reversi: pure-Python baseline up to this")
+    parser.add_argument(
+        "--python-max", type=int, help="Reversi, Kalah: pure-Python baseline up to this (default 14 and 16)"
+    )
     args = parser.parse_args()
-    kernel = "built" if reversi.native_solver() is not None else "NOT BUILT (the solve is pure Python too)"
+    python_max = dict(PYTHON_MAX) if args.python_max is None else dict.fromkeys(NATIVE_BASELINE, args.python_max)
+    built = {
+        name: "built" if found is not None else "NOT BUILT (the solve is pure Python too)"
+        for name, found in (("reversi", reversi.native_solver()), ("kalah", kalah.native_search()))
+    }
     print(
-        f"reversi: solve = expert's solve mode (no node budget) with the native kernel ({kernel}), baseline = the "
-        "same in pure Python; "
+        f"reversi: solve = expert's solve mode (no node budget) with the native kernel ({built['reversi']}), "
+        "baseline = the same in pure Python; "
+        f"kalah: solve = hard's solve mode with the native kernel ({built['kalah']}), baseline = the same in "
+        "pure Python; "
         "petak-sawah: solve = solve mode, baseline = plain iterative deepening. CPU seconds, one core."
     )
     print(
@@ -107,7 +131,7 @@ def main() -> int:
                 position = MAKERS[game](empties, 1000 + k)
                 solved = timed_search(position, solve=True, solve_lead=LEADS[game])
                 solve_rows.append(solved)
-                if not args.no_baseline and not (game == "reversi" and empties > args.python_max):
+                if not args.no_baseline and empties <= python_max.get(game, empties):
                     plain = baseline(game, position)
                     base_rows.append(plain)
                     if plain[0] != solved[0]:

@@ -39,12 +39,11 @@ from __future__ import annotations
 
 import ctypes
 import math
-import os
 import string
 from collections.abc import Callable, Mapping, Sequence
-from pathlib import Path
 from typing import Any
 
+from service.games import native
 from service.games.base import (
     Event,
     GameOverError,
@@ -320,25 +319,11 @@ NATIVE_EMPTIES = 20
 # spend the expert's budget on one 15-empty solve of a tenth of a second; not counting it would let a budget
 # guard nothing. The budget is checked between kernel calls only: a call in progress always finishes.
 NATIVE_NODE_WEIGHT = 100
-NATIVE_LIBRARY = Path(__file__).resolve().parent.parent / "gen" / "reversi_endgame.so"  # the Makefile's target
-_native: list[Any] = []  # [the loaded kernel function, or None], once looked for
-_native_wanted = [os.environ.get("GAMERULES_NO_NATIVE", "") in ("", "0")]
+NATIVE_LIBRARY = native.library_path("reversi_endgame")
 
 NativeSolver = Callable[[int, int, int, int, float, Any], int]
 NATIVE_GAVE_UP = 1000  # the kernel's answer when its clock passed ``stop_at`` (GAVE_UP in the C file)
-
-
-def _load_native() -> NativeSolver | None:
-    try:
-        library = ctypes.CDLL(str(NATIVE_LIBRARY))
-    except OSError:  # not built (no compiler when ``make install`` ran), or not loadable here
-        return None
-    solve = library.gr_reversi_solve
-    solve.argtypes = (
-        ctypes.c_uint64, ctypes.c_uint64, ctypes.c_int, ctypes.c_int, ctypes.c_double, ctypes.POINTER(ctypes.c_uint64)
-    )  # fmt: skip
-    solve.restype = ctypes.c_int
-    return solve  # type: ignore[no-any-return]
+use_native = native.use_native  # turns every kernel on or off (tests and benchmarks compare both paths)
 
 
 def native_solver() -> NativeSolver | None:
@@ -346,19 +331,9 @@ def native_solver() -> NativeSolver | None:
     final disc margin of an 8x8 position for the owner of ``me`` (to move), fail-soft within (alpha, beta), or
     ``NATIVE_GAVE_UP`` once ``time.monotonic()`` reaches ``stop_at`` (0: never); None when it is not built
     or turned off (``GAMERULES_NO_NATIVE=1``, ``use_native(False)``)."""
-    if not _native_wanted[0]:
-        return None
-    if not _native:
-        _native.append(_load_native())  # two threads racing here load the same library twice: harmless
-    return _native[0]  # type: ignore[no-any-return]
-
-
-def use_native(enabled: bool) -> bool:
-    """Turn the kernel on or off in this process (tests and benchmarks compare both paths); returns the
-    previous setting. Turning it on still needs the library built."""
-    previous = _native_wanted[0]
-    _native_wanted[0] = enabled
-    return previous
+    u64 = ctypes.c_uint64
+    argtypes = (u64, u64, ctypes.c_int, ctypes.c_int, ctypes.c_double, ctypes.POINTER(u64))
+    return native.kernel("reversi_endgame", "gr_reversi_solve", argtypes, ctypes.c_int)  # type: ignore[no-any-return]
 
 
 # --------------------------------------------------------------------------------------------------

@@ -21,6 +21,14 @@ What it does:
   time: when the game is short enough to prove, the shallow passes cost most of the nodes and buy little
   ordering. Enhanced transposition cutoffs are off there (they cost more than they save in a proof), and the
   engine's optional ``endgame_value(alpha, beta)`` hook may answer small endgames with its own exact solver.
+- An engine may also search below a node itself, faster (a compiled kernel): its optional
+  ``subtree_value(depth, alpha, beta, stop_at, max_nodes, scratch)`` is asked first at every node when the
+  leaves are the engine's own ``evaluate``. It must find the value this search would (the same depth rules,
+  the same evaluation, fail-soft within (alpha, beta), the proved flag) and answer ``(value, nodes, proved,
+  line)``: ``nodes`` in this search's node units, ``line`` its best moves from the node (for the principal
+  variation), ``value`` None when it gave up at ``stop_at`` (``time.monotonic()``) or after ``max_nodes``
+  (None: no cap), which stops the search; or None when it does not take the node. ``scratch`` is a dict
+  private to one search, for what the engine keeps across its calls (a transposition table).
 - One Deadline polled at every node; when it fires the search unwinds at once (a private exception) and
   answers with the last completed iteration. Under a time limit, a new iteration is not started when the
   time left is shorter than the last iteration took (it could not finish, and would not change the answer).
@@ -106,13 +114,21 @@ def search(
 
     # The engine's exact solver of small endgames, asked first at every node in solve mode.
     endgame = getattr(type(position), "endgame_value", None) if solve else None
-    stop_at = deadline.end  # when the hook must give up (it cannot be polled while it runs)
+    # The engine's own search below a node, when the leaves are its own evaluation.
+    subtree = getattr(type(position), "subtree_value", None) if ev is None else None
+    scratch: dict[str, Any] = {}
+    lines: dict[Any, list[Move]] = {}  # the best line from each node the engine's search answered
+    stop_at = deadline.end  # when the hooks must give up (they cannot be polled while they run)
     tt: dict[Any, tuple[int, float, int, Move, bool]] = {}
     tt_get = tt.get
     tt_cap = max(0, tt_size)
     history: tuple[defaultdict[Move, int], ...] = (defaultdict(int), defaultdict(int), defaultdict(int))
     killers: list[list[Move]] = []
     nodes = 0
+
+    def budget(spent: int) -> int | None:
+        """The nodes left under ``max_nodes``, None without a node limit."""
+        return None if deadline.max_nodes is None else max(0, deadline.max_nodes - spent)
 
     def store(pos: Any, depth: int, value: float, flag: int, move: Move, proved: bool) -> None:
         if len(tt) < tt_cap or pos in tt:
@@ -157,6 +173,17 @@ def search(
         seat = pos.to_move
         if depth <= 0:
             return (pos.evaluate(seat) if ev is None else ev(pos, seat)), False
+        if subtree is not None:
+            found = subtree(pos, depth, alpha, beta, stop_at, budget(nodes), scratch)
+            if found is not None:
+                value, cost, proved, line = found
+                nodes += cost
+                if value is None:  # it gave up at the node budget or the deadline: so does the search
+                    if not expired(nodes) and not deadline.check():
+                        deadline.reason = "time"  # its clock passed stop_at a hair before ours did
+                    raise _Stopped
+                lines[pos] = line
+                return value, proved
         if endgame is not None:
             small = endgame(pos, alpha, beta, stop_at)
             if small is not None:
@@ -334,6 +361,7 @@ def search(
         while pos.to_move != 0 and len(line) < limit:
             entry = tt_get(pos)
             if entry is None or entry[2] == _UPPER:
+                line.extend(lines.get(pos, ())[: limit - len(line)])  # the engine's own search took it on
                 break
             pos = pos.play(entry[3])
             if pos in seen:

@@ -70,18 +70,25 @@ def test_the_build_generates_the_protobuf_code_like_the_makefile():
     assert "grpc_tools.protoc" in run and "proto/gamerules/v1/*.proto" in run
 
 
-def test_the_build_compiles_the_native_kernel_like_the_makefile():
-    """Reversi's endgame kernel: the same source, flags and target as the Makefile's rule, so the image
-    solves endgames as fast as a checkout does (reversi.py loads ``service/gen/reversi_endgame.so``)."""
+def test_the_build_compiles_the_native_kernels_like_the_makefile():
+    """The engines' C kernels (``service/games/*.c``): the same sources, flags and targets as the Makefile's
+    rule, so the image searches as fast as a checkout does (``service.games.native`` loads
+    ``service/gen/<kernel>.so``); every kernel is in the Makefile's list and the image builds them all."""
     run = " ".join(args for word, args in _stages()[0] if word == "RUN")
     makefile = (ROOT / "Makefile").read_text()
-    assert "-O2 -shared -fPIC" in makefile and "NATIVE := $(GEN_DIR)/reversi_endgame.so" in makefile
-    assert "cc -O2 -shared -fPIC -o service/gen/reversi_endgame.so service/games/reversi_endgame.c" in run
+    kernels = sorted(path.stem for path in (ROOT / "service" / "games").glob("*.c"))
+    assert kernels == ["kalah_search", "reversi_endgame"]
+    native_line = next(line for line in makefile.splitlines() if line.startswith("NATIVE :="))
+    assert native_line.split(":=")[1].split() == [f"$(GEN_DIR)/{name}.so" for name in kernels]
+    assert "$(CC) -O2 -shared -fPIC -o $@ $< -lm" in makefile
+    assert "for kernel in service/games/*.c" in run
+    assert 'cc -O2 -shared -fPIC -o "service/gen/$(basename "$kernel" .c).so" "$kernel" -lm || exit 1' in run
     assert "gcc" in run  # the compiler is installed in the builder stage, and only there
     assert not any("gcc" in args for word, args in _stages()[-1] if word == "RUN")
-    from service.games import reversi
+    from service.games import native, reversi
 
-    assert reversi.NATIVE_LIBRARY.relative_to(ROOT).as_posix() == "service/gen/reversi_endgame.so"
+    assert native.library_path("reversi_endgame") == reversi.NATIVE_LIBRARY
+    assert native.library_path("kalah_search").relative_to(ROOT).as_posix() == "service/gen/kalah_search.so"
 
 
 def test_the_runtime_dependencies_are_pyprojects_pinned_by_the_lock():
