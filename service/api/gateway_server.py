@@ -19,10 +19,12 @@ from __future__ import annotations
 import argparse
 import ipaddress
 import os
+import select
 import signal
 import socket
 import sys
 import threading
+import time
 from pathlib import Path
 from typing import Any
 
@@ -78,12 +80,52 @@ def worker_app() -> Any:
     """The app in one granian worker: ``gateway.create_app()``, after ``_relay_stop_signals``."""
     from service.api.gateway import create_app
 
-    _relay_stop_signals()
+    _relay_stop_signals(worker=True)
     return create_app()
 
 
-def _relay_stop_signals() -> None:
-    """Make sure this process's main thread sees SIGTERM and SIGINT (granian's main process and each worker).
+# How a stop signal reaches granian, in its main process and in each worker, whatever thread the kernel hands
+# it to and whenever it comes (see ``_relay_stop_signals``).
+_STOP_SIGNALS = (signal.SIGTERM, signal.SIGINT)
+_early: list[int] = []  # stop signals a forked worker caught before granian listened for them
+_handled = threading.Event()  # set in a worker once granian's own stop handler has run
+RESEND_S = 0.1  # a worker's stop signal goes to its main thread again this often until granian handled it
+
+
+def _keep_early(number: int, frame: Any) -> None:
+    """A forked worker's stop handler until granian installs its own: remember the signal. Without it the
+    worker ran the handler it inherited from the main process, which only marks the main process's server
+    object as stopping: the signal was lost and the worker served on until granian killed it at the end of the
+    grace period (when a worker was still starting: stops soon after a start, or under load)."""
+    _early.append(number)
+
+
+def _see_granian_handle_stops() -> None:
+    """Wrap the handlers granian installs in a worker (``granian._signals.set_sync_signals``, which the
+    worker looks up when it starts) so that ``_handled`` tells when one of them ran."""
+    from granian import _signals
+
+    install = _signals.set_sync_signals
+
+    def set_sync_signals() -> Any:
+        event = install()
+        for number in _STOP_SIGNALS:
+            granian_handler = signal.getsignal(number)
+            if callable(granian_handler):
+
+                def handler(signum: int, frame: Any, granian_handler: Any = granian_handler) -> None:
+                    _handled.set()
+                    granian_handler(signum, frame)
+
+                signal.signal(number, handler)
+        return event
+
+    _signals.set_sync_signals = set_sync_signals
+
+
+def _relay_stop_signals(worker: bool = False) -> None:
+    """Make sure this process's main thread runs granian's handler for SIGTERM and SIGINT (in granian's main
+    process; in a worker, ``worker=True``, from ``worker_app``).
 
     granian waits for its stop signal in the main thread without a timeout (the main process for its
     workers, a worker for its requests), and Python runs signal handlers only in the main thread. The kernel
@@ -91,31 +133,62 @@ def _relay_stop_signals() -> None:
     watch the workers): when the signal lands on another thread, its handler waits until the main thread
     wakes, which is never. granian then killed the workers at the end of the grace period, in about one stop
     of `make run` in three. The interpreter writes every signal's number to its wakeup fd from whichever
-    thread caught it, so a thread reading that fd sends the signal on to the main thread, once per signal."""
+    thread caught it, so a thread reading that fd sends the signal on to the main thread, once per signal.
+
+    A worker needs two more things. A stop that comes while it starts is kept (``_keep_early``) until granian
+    listens. And a signal sent on to the main thread just as it enters granian's server loop (in Rust) is
+    seen there only when another signal comes, so in a worker the relay sends it again every ``RESEND_S``
+    until granian's handler has run (``_see_granian_handle_stops``). Not after: a second stop during a
+    graceful shutdown cut the requests in flight."""
     if threading.current_thread() is not threading.main_thread():
         return
     read_end, write_end = os.pipe()
     os.set_blocking(write_end, False)
     signal.set_wakeup_fd(write_end, warn_on_full_buffer=False)
+    if worker:
+        _see_granian_handle_stops()
 
     def forget_in_child() -> None:
         # A forked worker must not write its signals into this process's pipe (they would be relayed here);
-        # the worker sets up its own relay when it builds its app.
+        # the worker sets up its own relay when it builds its app, and keeps its stop signals until then.
         signal.set_wakeup_fd(-1)
         os.close(read_end)
         os.close(write_end)
+        for number in _STOP_SIGNALS:
+            signal.signal(number, _keep_early)
 
     os.register_at_fork(after_in_child=forget_in_child)
     main_thread = threading.main_thread().ident
     assert main_thread is not None
 
+    def kept(number: int) -> bool:
+        return signal.getsignal(number) is _keep_early
+
+    def send_on(number: int) -> None:
+        while kept(number):  # sent now, it would only be kept again
+            time.sleep(RESEND_S / 10)
+        signal.pthread_kill(main_thread, number)
+        while worker and not _handled.wait(RESEND_S):
+            signal.pthread_kill(main_thread, number)
+
     def relay() -> None:
         relayed: set[int] = set()
-        while data := os.read(read_end, 64):
-            for number in data:
-                if number in (signal.SIGTERM, signal.SIGINT) and number not in relayed:
-                    relayed.add(number)  # once: the relayed signal comes back through the fd
-                    signal.pthread_kill(main_thread, number)
+
+        def deliver(number: int) -> None:
+            if number in _STOP_SIGNALS and number not in relayed:
+                relayed.add(number)  # once: the relayed signal comes back through the fd
+                threading.Thread(target=send_on, args=(number,), name="stop-signal-send", daemon=True).start()
+
+        while True:
+            listening = not any(kept(number) for number in _STOP_SIGNALS)  # then nothing is added to _early
+            for number in list(_early):
+                deliver(number)
+            if select.select([read_end], [], [], None if listening else 0.05)[0]:
+                data = os.read(read_end, 64)
+                if not data:
+                    return
+                for number in data:
+                    deliver(number)
 
     threading.Thread(target=relay, name="stop-signal-relay", daemon=True).start()
 
@@ -167,4 +240,8 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    # Run the module's own copy: under ``python -m`` this file is also ``__main__``, a second module object,
+    # and the workers import ``service.api.gateway_server``. One copy keeps one ``_keep_early`` and ``_early``.
+    from service.api import gateway_server
+
+    sys.exit(gateway_server.main())

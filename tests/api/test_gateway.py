@@ -6,6 +6,7 @@ import argparse
 import os
 import signal
 import subprocess
+import sys
 import time
 from concurrent import futures
 
@@ -138,7 +139,7 @@ def test_sigterm_lets_requests_in_flight_finish(grpc_address):
     url = f"http://127.0.0.1:{port}"
     try:
         wait_http(url + "/healthz")
-        request = {"position": {"notation": START}, "limits": {"maxTimeMs": 3000, "maxDepth": 60}}
+        request = {"position": {"notation": START}, "limits": {"maxTimeMs": 3000, "maxDepth": 60, "maxNodes": 10**9}}
         with futures.ThreadPoolExecutor(1) as pool:
             in_flight = pool.submit(http, url, "/v1/games/reversi:bestMove", request)
             # By then the request is being searched on the server, with two seconds to go even on a slow host.
@@ -163,3 +164,60 @@ def test_bind_addresses():
     for wrong in ("8080", "localhost:", "localhost:http", "localhost:70000", ":8080"):
         with pytest.raises(argparse.ArgumentTypeError):
             parse_bind(wrong)
+
+
+# A granian worker in miniature: forked from a main process whose stop handler only marks the main process's
+# server as stopping, it gets SIGTERM while it is still starting (before the app is built and before granian
+# listens), then builds the app (``worker_app`` sets up the relay) and installs granian's handler.
+_EARLY_STOP = """
+import os, signal, sys, time
+from service.api import gateway_server
+
+stopping = []
+signal.signal(signal.SIGTERM, lambda *_: stopping.append("main"))  # granian's main-process handler
+gateway_server._relay_stop_signals()
+pid = os.fork()
+if pid == 0:
+    os.kill(os.getpid(), signal.SIGTERM)  # the stop arrives while the worker starts
+    time.sleep(0.2)
+    gateway_server._relay_stop_signals(worker=True)  # what worker_app does
+    time.sleep(0.2)
+    from granian._signals import set_sync_signals  # looked up as granian's worker does, when it starts
+
+    set_sync_signals()  # granian starts listening
+    for _ in range(50):
+        if gateway_server._handled.is_set():  # granian's handler ran
+            os._exit(0)
+        time.sleep(0.1)
+    os._exit(3)
+_, status = os.waitpid(pid, 0)
+sys.exit(os.waitstatus_to_exitcode(status))
+"""
+
+
+def test_a_worker_keeps_a_stop_signal_that_came_while_it_started():
+    """Granian forks its workers; one that gets SIGTERM before granian listens in it must still stop (it
+    used to run the handler inherited from the main process, lose the signal and serve until killed)."""
+    done = subprocess.run([sys.executable, "-c", _EARLY_STOP], capture_output=True, text=True, timeout=30)
+    assert done.returncode == 0, done.stderr
+
+
+def test_sigterm_while_workers_start_stops_every_worker_gracefully(grpc_address):
+    """The real gateway with three workers, stopped as soon as one of them answers (on a small host the
+    others are then still starting): every worker stops on the signal, none is killed at the end of the
+    grace period, and the process exits 0. The grace period is long so that only a lost signal reaches it."""
+    port = free_port()
+    command = [*gateway_command(port, grpc_address, workers=3), "--grace-s", "60"]
+    process = subprocess.Popen(
+        command, env={**os.environ, "GAMERULES_LOG_LEVEL": "INFO"}, stdout=subprocess.PIPE, stderr=subprocess.STDOUT
+    )
+    try:
+        wait_http(f"http://127.0.0.1:{port}/healthz")
+        process.send_signal(signal.SIGTERM)
+        out, _ = process.communicate(timeout=50)
+    finally:
+        if process.poll() is None:
+            process.kill()
+    log = out.decode()
+    assert process.returncode == 0, log
+    assert "Granian shutdown completed" in log and "refused to gracefully stop" not in log, log

@@ -39,7 +39,8 @@ from tests.api.conftest import free_port
 
 START = GAMES["reversi"].new_position(default_options(GAMES["reversi"]), "").to_notation()
 # A search that runs until its time limit (a depth limit it cannot reach in time overrides the level's).
-LONG_SEARCH = pb.SearchLimits(max_time_ms=1500, max_depth=60)
+# Searches that last their time: the level's node budget (expert's 150k nodes) could end them first on a fast host.
+LONG_SEARCH = pb.SearchLimits(max_time_ms=1500, max_depth=60, max_nodes=10**9)
 
 
 # --- a real multi-process server ---------------------------------------------------------------------------
@@ -253,7 +254,7 @@ def test_overload_is_resource_exhausted_and_429_while_cheap_calls_flow(one_slot)
     with channel:
         # A search that holds the only slot until it is cancelled below, however slow the host.
         searching = stub.BestMove.future(
-            best_move_request(pb.SearchLimits(max_time_ms=10_000, max_depth=60)), timeout=30
+            best_move_request(pb.SearchLimits(max_time_ms=10_000, max_depth=60, max_nodes=10**9)), timeout=30
         )
         time.sleep(0.3)
         with pytest.raises(grpc.RpcError) as refused:
@@ -274,7 +275,8 @@ def test_a_cancelled_call_stops_its_search_at_once(one_slot):
     channel, stub = fresh_stub(one_slot)
     with channel:
         # Without cancellation this search would hold the only slot for 10 s (the server's cap).
-        call = stub.BestMove.future(best_move_request(pb.SearchLimits(max_time_ms=60_000, max_depth=60)), timeout=30)
+        limits = pb.SearchLimits(max_time_ms=60_000, max_depth=60, max_nodes=10**9)
+        call = stub.BestMove.future(best_move_request(limits), timeout=30)
         time.sleep(0.3)
         call.cancel()
         began = time.monotonic()
