@@ -457,6 +457,7 @@ class KalahPosition:
         beta: float,
         stop_at: float | None,
         max_nodes: int | None,
+        poll: Callable[[], bool] | None,
         scratch: dict[str, Any],
     ) -> tuple[float | None, int, bool, list[int]] | None:
         """The search core's hook for an engine's own search below a node (``service/search/alphabeta.py``):
@@ -472,9 +473,11 @@ class KalahPosition:
         holes = len(self._board)
         nodes, value, proved, line = ctypes.c_uint64(), ctypes.c_double(), ctypes.c_int(), _NativeLine()
         cap = 0 if max_nodes is None else max(1, max_nodes * NATIVE_NODE_WEIGHT)
+        # The kernel asks ``poll`` about once a millisecond, so a cancelled call stops inside a long kernel call.
+        ask = _NativePoll() if poll is None else _NativePoll(lambda: 1 if poll() else 0)  # () is NULL
         length = kernel(
             (ctypes.c_int32 * holes)(*self._board), self._pits, self._to_move, depth, alpha, beta, stop_at or 0.0, cap,
-            table, NATIVE_TABLE_SIZE, ctypes.byref(nodes), ctypes.byref(value), ctypes.byref(proved), line,
+            ask, table, NATIVE_TABLE_SIZE, ctypes.byref(nodes), ctypes.byref(value), ctypes.byref(proved), line,
             len(line),
         )  # fmt: skip
         cost = -(-nodes.value // NATIVE_NODE_WEIGHT)
@@ -532,6 +535,7 @@ def _threats(b: Sequence[int], n: int, mover: int) -> tuple[int, int]:
 NATIVE_NODE_WEIGHT = 60
 NATIVE_TABLE_SIZE = 1 << 18  # kernel table entries per search (24 bytes each: 6 MB)
 _NativeLine = ctypes.c_int8 * 64  # the longest line the kernel reports
+_NativePoll = ctypes.CFUNCTYPE(ctypes.c_int)  # the kernel's ``poll``: nonzero to stop
 
 
 def native_search() -> Any | None:
@@ -539,8 +543,9 @@ def native_search() -> Any | None:
     not built or turned off (``GAMERULES_NO_NATIVE=1``, ``native.use_native(False)``)."""
     c = ctypes
     argtypes = (
-        c.POINTER(c.c_int32), c.c_int, c.c_int, c.c_int, c.c_double, c.c_double, c.c_double, c.c_uint64, c.c_void_p,
-        c.c_uint64, c.POINTER(c.c_uint64), c.POINTER(c.c_double), c.POINTER(c.c_int), c.POINTER(c.c_int8), c.c_int,
+        c.POINTER(c.c_int32), c.c_int, c.c_int, c.c_int, c.c_double, c.c_double, c.c_double, c.c_uint64, _NativePoll,
+        c.c_void_p, c.c_uint64, c.POINTER(c.c_uint64), c.POINTER(c.c_double), c.POINTER(c.c_int),
+        c.POINTER(c.c_int8), c.c_int,
     )  # fmt: skip
     return native.kernel("kalah_search", "gr_kalah_search", argtypes, c.c_int)
 

@@ -21,8 +21,8 @@
  * Reentrant: no global state, since ctypes releases the GIL and several searches may run at once.
  *
  * A search gives up at a time on the monotonic clock (Python's ``time.monotonic()`` on Linux reads the same
- * clock) or after a number of nodes, so that a best move answers before its caller's deadline and a node
- * budget holds even while the kernel runs.
+ * clock), after a number of nodes, or when the caller's ``poll`` function says so, so that a best move answers
+ * before its caller's deadline, a node budget holds and a cancelled call stops, even while the kernel runs.
  */
 
 #define _POSIX_C_SOURCE 199309L
@@ -34,7 +34,7 @@
 
 #define MAX_PITS 12
 #define MAX_HOLES (2 * MAX_PITS + 2)
-#define CLOCK_EVERY 4095 /* the clock is read when the node count has none of these bits set */
+#define CLOCK_EVERY 4096 /* nodes between two reads of the clock (and calls of ``poll``) */
 #define GAVE_UP (-1)     /* what gr_kalah_search returns when it stopped at ``stop_at`` or ``max_nodes`` */
 #define MAX_LINE 64      /* the longest best line reported (the search itself goes any depth) */
 
@@ -58,7 +58,9 @@ typedef struct {
 typedef struct {
     int n;
     uint64_t nodes, max_nodes; /* max_nodes 0: no cap */
+    uint64_t next_check;       /* the node count at which the clock is read next */
     double stop_at;            /* seconds on the monotonic clock; 0: never */
+    int (*poll)(void);         /* the caller's: nonzero to stop (NULL: none); asked with the clock */
     int gave_up;               /* from then on every value is meaningless */
     Entry *table;
     uint64_t mask; /* table size - 1 (a power of two) */
@@ -236,10 +238,16 @@ static double node(Search *s, const int *b, int mover, int depth, int ply, doubl
     if (ply < MAX_LINE) s->line_length[ply] = 0;
     if (s->gave_up) return 0.0;
     s->nodes++;
-    if ((s->max_nodes && s->nodes >= s->max_nodes) ||
-        (!(s->nodes & CLOCK_EVERY) && s->stop_at > 0 && monotonic_now() >= s->stop_at)) {
+    if (s->max_nodes && s->nodes >= s->max_nodes) {
         s->gave_up = 1;
         return 0.0;
+    }
+    if (s->nodes >= s->next_check) {
+        s->next_check = s->nodes + CLOCK_EVERY;
+        if ((s->stop_at > 0 && monotonic_now() >= s->stop_at) || (s->poll && s->poll())) {
+            s->gave_up = 1;
+            return 0.0;
+        }
     }
     if (depth <= 0) return evaluate(b, n, mover);
 
@@ -309,16 +317,19 @@ static double node(Search *s, const int *b, int mover, int depth, int ply, doubl
  * ``mover``, fail-soft within (alpha, beta): into ``*value`` and ``*proved``, with the nodes it took in
  * ``*nodes``. ``table`` holds ``table_size`` (a power of two) zeroed-or-reused entries of ``gr_kalah_entry_size()``
  * bytes. ``line`` receives the best line the table holds from the board (at most ``line_max`` moves, pit
- * numbers; only a value inside (alpha, beta) has one). Returns the line's length, or GAVE_UP when ``stop_at`` (monotonic seconds, 0: never) or
- * ``max_nodes`` (0: no cap) was reached first. */
+ * numbers; only a value inside (alpha, beta) has one). Returns the line's length, or GAVE_UP when ``stop_at``
+ * (monotonic seconds, 0: never) or ``max_nodes`` (0: no cap) was reached first, or ``poll`` (NULL: none; called
+ * every 4096 nodes, about every millisecond) returned nonzero. */
 int gr_kalah_search(const int32_t *board, int n, int mover, int depth, double alpha, double beta, double stop_at,
-                    uint64_t max_nodes, void *table, uint64_t table_size, uint64_t *nodes, double *value,
-                    int *proved, int8_t *line, int line_max) {
+                    uint64_t max_nodes, int (*poll)(void), void *table, uint64_t table_size, uint64_t *nodes,
+                    double *value, int *proved, int8_t *line, int line_max) {
     int b[MAX_HOLES], holes = 2 * n + 2;
     if (n < 1 || n > MAX_PITS || (mover != 1 && mover != 2)) return GAVE_UP;
     Search *s = calloc(1, sizeof(Search)); /* 4 kB of lines: off the stack, which the recursion needs */
     if (!s) return GAVE_UP;
-    *s = (Search){.n = n, .max_nodes = max_nodes, .stop_at = stop_at, .table = table, .mask = table_size - 1};
+    *s = (Search){
+        .n = n, .max_nodes = max_nodes, .next_check = CLOCK_EVERY, .stop_at = stop_at, .poll = poll,
+        .table = table, .mask = table_size - 1};
     for (int i = 0; i < holes; i++) b[i] = board[i];
     *value = node(s, b, mover, depth, 0, alpha, beta, proved);
     *nodes = s->nodes;

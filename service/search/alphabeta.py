@@ -22,13 +22,14 @@ What it does:
   ordering. Enhanced transposition cutoffs are off there (they cost more than they save in a proof), and the
   engine's optional ``endgame_value(alpha, beta)`` hook may answer small endgames with its own exact solver.
 - An engine may also search below a node itself, faster (a compiled kernel): its optional
-  ``subtree_value(depth, alpha, beta, stop_at, max_nodes, scratch)`` is asked first at every node when the
-  leaves are the engine's own ``evaluate``. It must find the value this search would (the same depth rules,
-  the same evaluation, fail-soft within (alpha, beta), the proved flag) and answer ``(value, nodes, proved,
-  line)``: ``nodes`` in this search's node units, ``line`` its best moves from the node (for the principal
-  variation), ``value`` None when it gave up at ``stop_at`` (``time.monotonic()``) or after ``max_nodes``
-  (None: no cap), which stops the search; or None when it does not take the node. ``scratch`` is a dict
-  private to one search, for what the engine keeps across its calls (a transposition table).
+  ``subtree_value(depth, alpha, beta, stop_at, max_nodes, poll, scratch)`` is asked first at every node when
+  the leaves are the engine's own ``evaluate``. It must find the value this search would (the same depth
+  rules, the same evaluation, fail-soft within (alpha, beta), the proved flag) and answer ``(value, nodes,
+  proved, line)``: ``nodes`` in this search's node units, ``line`` its best moves from the node (for the
+  principal variation), ``value`` None when it gave up, which stops the search: at ``stop_at``
+  (``time.monotonic()``), after ``max_nodes`` (None: no cap), or when ``poll()`` (the Deadline's clock and
+  caller's stop, to call every millisecond or so) returned True; or None when it does not take the node.
+  ``scratch`` is a dict private to one search, for what the engine keeps across its calls (a table).
 - One Deadline polled at every node; when it fires the search unwinds at once (a private exception) and
   answers with the last completed iteration. Under a time limit, a new iteration is not started when the
   time left is shorter than the last iteration took (it could not finish, and would not change the answer).
@@ -174,7 +175,7 @@ def search(
         if depth <= 0:
             return (pos.evaluate(seat) if ev is None else ev(pos, seat)), False
         if subtree is not None:
-            found = subtree(pos, depth, alpha, beta, stop_at, budget(nodes), scratch)
+            found = subtree(pos, depth, alpha, beta, stop_at, budget(nodes), deadline.check, scratch)
             if found is not None:
                 value, cost, proved, line = found
                 nodes += cost

@@ -64,7 +64,9 @@ def random_positions(count: int, seed: int) -> list[KalahPosition]:
 
 
 def kernel(position: KalahPosition, depth: int, alpha: float = -INF, beta: float = INF, **budget):
-    answer = position.subtree_value(depth, alpha, beta, budget.get("stop_at"), budget.get("max_nodes"), {})
+    answer = position.subtree_value(
+        depth, alpha, beta, budget.get("stop_at"), budget.get("max_nodes"), budget.get("poll"), {}
+    )
     assert answer is not None
     return answer
 
@@ -186,6 +188,34 @@ def test_the_kernel_gives_up_at_its_stop_time_and_node_cap() -> None:
     assert result.stop_reason == "time" and result.move in position.legal_moves() and result.depth >= 1
 
 
+@needs_kernel
+def test_a_cancelled_search_stops_inside_a_kernel_call() -> None:
+    """The kernel asks the search's ``poll`` (the caller's stop) while it runs: a call that would take seconds
+    (depth 40 from the start, no time or node limit) ends at the first poll after the stop fires."""
+    position = GAME.new_position({}, "")
+    polls = []
+
+    def poll() -> bool:
+        polls.append(1)
+        return len(polls) >= 3
+
+    value, cost, _, _ = kernel(position, 40, poll=poll)
+    assert value is None and len(polls) == 3 and cost <= -(-3 * 4097 // kalah.NATIVE_NODE_WEIGHT)
+    # Through the search: the caller's stop fires once the search has begun, inside the first deep call.
+    asked = []
+
+    def stop() -> bool:
+        asked.append(1)
+        return len(asked) > 40
+
+    previous = native.use_native(True)
+    try:
+        result = GAME.best_move(position, "hard", Limits(max_depth=40, max_nodes=10**12), 0, 1, stop)
+    finally:
+        native.use_native(previous)
+    assert result.stop_reason == "cancelled" and result.move in position.legal_moves()
+
+
 def test_the_environment_turns_the_kernels_off() -> None:
     code = "from service.games import kalah, reversi; print(kalah.native_search(), reversi.native_solver())"
     env = {**os.environ, "GAMERULES_NO_NATIVE": "1"}
@@ -193,7 +223,7 @@ def test_the_environment_turns_the_kernels_off() -> None:
     assert out.stdout.split() == ["None", "None"]
     previous = native.use_native(False)
     try:
-        assert GAME.new_position({}, "").subtree_value(3, -INF, INF, None, None, {}) is None
+        assert GAME.new_position({}, "").subtree_value(3, -INF, INF, None, None, None, {}) is None
     finally:
         native.use_native(previous)
 
