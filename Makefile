@@ -39,9 +39,10 @@ $(GENERATED): $(INSTALLED) $(PROTOS)
 
 # The engines' native kernels (service/games/*.c), loaded by service/games/native.py with ctypes: built code,
 # so they live with the generated code (and after it: that rule empties the directory). Without a C compiler
-# the engines search in Python, more slowly.
+# the engines search in Python, more slowly. No fused multiply-add (-ffp-contract=off): a kernel's values
+# must be the same doubles as its Python twin's on every machine.
 $(GEN_DIR)/%.so: service/games/%.c $(GENERATED)
-	$(CC) -O2 -shared -fPIC -o $@ $< -lm || echo "no C compiler: $* runs in Python"
+	$(CC) -O2 -ffp-contract=off -shared -fPIC -o $@ $< -lm || echo "no C compiler: $* runs in Python"
 
 proto: $(INSTALLED)
 	rm -f $(GENERATED) && $(MAKE) --no-print-directory $(GENERATED) $(NATIVE)

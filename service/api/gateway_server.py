@@ -114,6 +114,8 @@ def _see_granian_handle_stops() -> None:
             if callable(granian_handler):
 
                 def handler(signum: int, frame: Any, granian_handler: Any = granian_handler) -> None:
+                    if _handled.is_set():  # once: a second stop during the graceful drain cut requests short
+                        return
                     _handled.set()
                     granian_handler(signum, frame)
 

@@ -473,13 +473,26 @@ class KalahPosition:
         holes = len(self._board)
         nodes, value, proved, line = ctypes.c_uint64(), ctypes.c_double(), ctypes.c_int(), _NativeLine()
         cap = 0 if max_nodes is None else max(1, max_nodes * NATIVE_NODE_WEIGHT)
-        # The kernel asks ``poll`` about once a millisecond, so a cancelled call stops inside a long kernel call.
-        ask = _NativePoll() if poll is None else _NativePoll(lambda: 1 if poll() else 0)  # () is NULL
+        # The kernel asks ``poll`` every 10 ms or so, so a cancelled call stops inside a long kernel call. An
+        # exception cannot cross the C frames (ctypes would print it and go on): it stops the kernel, and is
+        # raised again once the kernel has returned.
+        raised: list[BaseException] = []
+
+        def ask_poll() -> int:
+            try:
+                return 1 if poll is not None and poll() else 0
+            except BaseException as error:  # KeyboardInterrupt too: it must not be lost in the callback
+                raised.append(error)
+                return 1
+
+        ask = _NativePoll() if poll is None else _NativePoll(ask_poll)  # _NativePoll() is NULL: no poll
         length = kernel(
             (ctypes.c_int32 * holes)(*self._board), self._pits, self._to_move, depth, alpha, beta, stop_at or 0.0, cap,
             ask, table, NATIVE_TABLE_SIZE, ctypes.byref(nodes), ctypes.byref(value), ctypes.byref(proved), line,
             len(line),
         )  # fmt: skip
+        if raised:
+            raise raised[0]
         cost = -(-nodes.value // NATIVE_NODE_WEIGHT)
         if length < 0:
             return None, cost, False, []

@@ -34,7 +34,8 @@
 
 #define MAX_PITS 12
 #define MAX_HOLES (2 * MAX_PITS + 2)
-#define CLOCK_EVERY 4096 /* nodes between two reads of the clock (and calls of ``poll``) */
+#define CLOCK_EVERY 4096 /* nodes between two reads of the clock */
+#define POLL_GAP 0.01    /* seconds between two calls of ``poll``: each takes the GIL back from other threads */
 #define GAVE_UP (-1)     /* what gr_kalah_search returns when it stopped at ``stop_at`` or ``max_nodes`` */
 #define MAX_LINE 64      /* the longest best line reported (the search itself goes any depth) */
 
@@ -59,6 +60,7 @@ typedef struct {
     int n;
     uint64_t nodes, max_nodes; /* max_nodes 0: no cap */
     uint64_t next_check;       /* the node count at which the clock is read next */
+    double next_poll;          /* when ``poll`` is called next (monotonic seconds) */
     double stop_at;            /* seconds on the monotonic clock; 0: never */
     int (*poll)(void);         /* the caller's: nonzero to stop (NULL: none); asked with the clock */
     int gave_up;               /* from then on every value is meaningless */
@@ -244,9 +246,17 @@ static double node(Search *s, const int *b, int mover, int depth, int ply, doubl
     }
     if (s->nodes >= s->next_check) {
         s->next_check = s->nodes + CLOCK_EVERY;
-        if ((s->stop_at > 0 && monotonic_now() >= s->stop_at) || (s->poll && s->poll())) {
+        double now = monotonic_now();
+        if (s->stop_at > 0 && now >= s->stop_at) {
             s->gave_up = 1;
             return 0.0;
+        }
+        if (s->poll && now >= s->next_poll) {
+            s->next_poll = now + POLL_GAP;
+            if (s->poll()) {
+                s->gave_up = 1;
+                return 0.0;
+            }
         }
     }
     if (depth <= 0) return evaluate(b, n, mover);
@@ -319,7 +329,7 @@ static double node(Search *s, const int *b, int mover, int depth, int ply, doubl
  * bytes. ``line`` receives the best line the table holds from the board (at most ``line_max`` moves, pit
  * numbers; only a value inside (alpha, beta) has one). Returns the line's length, or GAVE_UP when ``stop_at``
  * (monotonic seconds, 0: never) or ``max_nodes`` (0: no cap) was reached first, or ``poll`` (NULL: none; called
- * every 4096 nodes, about every millisecond) returned nonzero. */
+ * at most every POLL_GAP seconds, the first time after CLOCK_EVERY nodes) returned nonzero. */
 int gr_kalah_search(const int32_t *board, int n, int mover, int depth, double alpha, double beta, double stop_at,
                     uint64_t max_nodes, int (*poll)(void), void *table, uint64_t table_size, uint64_t *nodes,
                     double *value, int *proved, int8_t *line, int line_max) {
@@ -346,7 +356,7 @@ int gr_kalah_search(const int32_t *board, int n, int mover, int depth, double al
         seat = play(b, n, seat, line[i], c);
         memcpy(b, c, (size_t)holes * sizeof(int));
     }
-    while (length < line_max && length > 0 && seat) {
+    while (length < line_max && seat) {
         uint64_t key = key_of(b, holes, seat);
         Entry *e = &s->table[key & s->mask];
         int pit = e->move;

@@ -28,7 +28,7 @@ What it does:
   proved, line)``: ``nodes`` in this search's node units, ``line`` its best moves from the node (for the
   principal variation), ``value`` None when it gave up, which stops the search: at ``stop_at``
   (``time.monotonic()``), after ``max_nodes`` (None: no cap), or when ``poll()`` (the Deadline's clock and
-  caller's stop, to call every millisecond or so) returned True; or None when it does not take the node.
+  caller's stop, to call every 10 ms or so) returned True; or None when it does not take the node.
   ``scratch`` is a dict private to one search, for what the engine keeps across its calls (a table).
 - One Deadline polled at every node; when it fires the search unwinds at once (a private exception) and
   answers with the last completed iteration. Under a time limit, a new iteration is not started when the
