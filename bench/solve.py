@@ -27,6 +27,7 @@ import random
 import statistics
 import sys
 import time
+from collections.abc import Callable
 from typing import Any
 
 from service.games import kalah, native, petak_sawah, reversi
@@ -40,15 +41,21 @@ PYTHON_MAX = {"reversi": 14, "kalah": 16}  # their pure-Python baselines run up 
 REVERSI_TARGET = (14, 1.0)  # issue 7: empties, CPU seconds (each position)
 
 
-def reversi_position(empties: int, seed: int) -> Any:
-    """A random 8x8 game played down to ``empties`` empty squares with a seat to move."""
+def played_down(game: Any, left: Callable[[Any], int], target: int, seed: int) -> Any:
+    """A random game of ``game`` (default options) played until ``left(position)`` is ``target`` with a seat
+    to move; a game that ends first or jumps past it is played again, from the same random stream."""
     rng = random.Random(seed)
     while True:
-        position = reversi.GAME.new_position({}, "")
-        while position.to_move and position.empties() > empties:
+        position = game.new_position({}, "")
+        while position.to_move and left(position) > target:
             position = position.play(rng.choice(position.legal_moves()))
-        if position.to_move and position.empties() == empties:
+        if position.to_move and left(position) == target:
             return position
+
+
+def reversi_position(empties: int, seed: int) -> Any:
+    """A random 8x8 game played down to ``empties`` empty squares with a seat to move."""
+    return played_down(reversi.GAME, reversi.ReversiPosition.empties, empties, seed)
 
 
 def petak_position(empties: int, seed: int) -> Any:
@@ -62,13 +69,7 @@ def petak_position(empties: int, seed: int) -> Any:
 
 def kalah_position(seeds: int, seed: int) -> Any:
     """A random Kalah game (6 pits, 4 seeds) played down to ``seeds`` seeds left in the pits, a seat to move."""
-    rng = random.Random(seed)
-    while True:
-        position = kalah.GAME.new_position({}, "")
-        while position.to_move and position.seeds_in_play() > seeds:
-            position = position.play(rng.choice(position.legal_moves()))
-        if position.to_move and position.seeds_in_play() == seeds:
-            return position
+    return played_down(kalah.GAME, kalah.KalahPosition.seeds_in_play, seeds, seed)
 
 
 MAKERS = {"reversi": reversi_position, "kalah": kalah_position, "petak-sawah": petak_position}

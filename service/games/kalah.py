@@ -405,6 +405,17 @@ class KalahPosition:
         would take or 0)."""
         return [((k & 255) + 1, k >> 20, (k >> 8) & 4095) for k in self._hint_keys()]
 
+    def _threats(self) -> tuple[int, int]:
+        """What the seat to move can take at once: (how many pits earn an extra turn, the seeds the biggest
+        capture would take), read off ``_hint_keys``."""
+        free = best = 0
+        for key in self._hint_keys():
+            if key >> 20:
+                free += 1
+            elif key > best:
+                best = key
+        return free, best >> 8
+
     def search_moves(self) -> list[int]:
         """Extra turns first (nearest the store first, as it disturbs nothing), then captures, biggest
         first, then the rest from the store side out."""
@@ -422,7 +433,7 @@ class KalahPosition:
         if not self._to_move:
             return self.final_value(seat)
         n, b = self._pits, self._board
-        free, capture = _threats(b, n, self._to_move)
+        free, capture = self._threats()
         tempo = _FREE_WEIGHT * free + _CAPTURE_WEIGHT * capture
         south_side = sum(b[0:n])
         north_side = sum(b[n + 1 : 2 * n + 1])
@@ -461,8 +472,8 @@ class KalahPosition:
         scratch: dict[str, Any],
     ) -> tuple[float | None, int, bool, list[int]] | None:
         """The search core's hook for an engine's own search below a node (``service/search/alphabeta.py``):
-        the native kernel ``kalah_search.c``, the core's search with ``evaluate`` at the leaves, about a
-        hundred times faster; None (the core searches in Python) when it is not built or turned off.
+        the native kernel ``kalah_search.c``, the core's search with ``evaluate`` at the leaves, about sixty
+        times faster; None (the core searches in Python) when it is not built or turned off.
         Its nodes are counted 1/``NATIVE_NODE_WEIGHT``; its table lives in ``scratch`` for the search."""
         kernel = native_search()
         if kernel is None or not self._to_move:
@@ -509,33 +520,6 @@ class KalahPosition:
 _FREE_WEIGHT = 1.0
 _CAPTURE_WEIGHT = 0.5
 _SIDE_WEIGHT = 1.0
-
-
-def _threats(b: Sequence[int], n: int, mover: int) -> tuple[int, int]:
-    """What ``mover`` can take at once on board ``b``: (how many pits earn an extra turn, the seeds the
-    biggest capture would take). The same arithmetic as ``KalahPosition._hint_keys``, without the list."""
-    cycle = 2 * n + 1
-    base, facing = (0, 2 * n) if mover == 1 else (n + 1, n - 1)
-    free = best = 0
-    p = -1
-    for seeds in b[base : base + n]:
-        p += 1
-        if not seeds:
-            continue
-        last = (p + seeds) % cycle
-        if last == n:
-            free += 1
-        elif last < n and seeds <= cycle:
-            if seeds == cycle:  # one lap: back into the lifted pit; the opposite pit got a seed
-                taken = b[facing - last] + 2
-            elif not b[base + last]:
-                opposite = b[facing - last] + (last < p)  # a sowing that wrapped fed the opposite pit
-                taken = opposite + 1 if opposite else 0
-            else:
-                continue
-            if taken > best:
-                best = taken
-    return free, best
 
 
 # --------------------------------------------------------------------------------------------------

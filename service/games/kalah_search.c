@@ -164,7 +164,7 @@ static int ordered_moves(const int *b, int n, int mover, int *keys) {
 static double evaluate(const int *b, int n, int mover) {
     int cycle = 2 * n + 1, base = mover == 1 ? 0 : n + 1, facing = mover == 1 ? 2 * n : n - 1;
     int free = 0, best = 0;
-    for (int p = 0; p < n; p++) { /* kalah.py's _threats */
+    for (int p = 0; p < n; p++) { /* KalahPosition._threats, without the move keys */
         int seeds = b[base + p];
         if (!seeds) continue;
         int last = (p + seeds) % cycle, taken;

@@ -18,7 +18,7 @@ from service.games.base import (
     Outcome,
     RulesError,
 )
-from service.games.kalah import GAME, KalahPosition, _threats
+from service.games.kalah import GAME, KalahPosition
 from tests.games.contract import check_random_games
 
 START = "4,4,4,4,4,4,0/4,4,4,4,4,4,0 1 seeds=4"
@@ -239,7 +239,7 @@ def test_move_hints_agree_with_sowing(options: dict[str, int]) -> None:
                 checked += 1
             hints = position.move_hints()  # and ``evaluate``'s summary of them agrees
             summary = (sum(extra for _, extra, _ in hints), max(capture for _, _, capture in hints))
-            assert _threats(position.board, position.pits_per_side, position.to_move) == summary
+            assert position._threats() == summary
             assert sorted(position.search_moves()) == position.legal_moves()
             position = position.play(rng.choice(position.legal_moves()))
     assert checked > 500
