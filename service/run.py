@@ -15,8 +15,6 @@ import time
 import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
-from service.api.gateway_server import parse_bind
-
 
 def _wait_serving(address: str, timeout_s: float) -> bool:
     deadline = time.monotonic() + timeout_s
@@ -53,15 +51,10 @@ def main() -> int:
         server.terminate()
         print(f"the gRPC server did not start on {grpc_address}", file=sys.stderr)
         return 1
-    # The gateway dials the server by address, not by name: with a name (localhost) each worker's gRPC channel
-    # runs resolver threads, and a SIGTERM that lands on one of them is missed by the worker's main thread
-    # (which waits without a timeout) until granian kills it at the end of the grace period.
-    host, port = parse_bind(grpc_address)
-    backend = f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
     gateway = subprocess.Popen(
         [
             sys.executable, "-m", "service.api.gateway_server", "--bind", f"{args.host}:{args.http_port}",
-            "--backend", backend, "--workers", str(args.gateway_workers),
+            "--backend", grpc_address, "--workers", str(args.gateway_workers),
         ]
     )  # fmt: skip
     print(

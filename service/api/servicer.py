@@ -339,8 +339,8 @@ class GameRulesServicer(pb_grpc.GameRulesServicer):
 
 class _CallStop:
     """A best-move call's stop signal: ``"cancelled"`` once the call is no longer active, ``reason`` once the
-    monotonic clock reaches ``end`` (the search's Deadline reads ``end`` to tell native solvers, which it
-    cannot poll, when to give up)."""
+    monotonic clock reaches ``end`` (the search's Deadline reads ``end`` to tell native kernels, which read
+    the clock themselves, when to give up)."""
 
     __slots__ = ("_context", "end", "reason")
 

@@ -20,8 +20,8 @@ def test_make_run_serves_both_transports_on_localhost_and_stops_on_sigterm():
             sys.executable, "-m", "service.run", "--host", "localhost", "--grpc-port", str(grpc_port),
             "--http-port", str(http_port), "--metrics-port", "0",
         ],
-        # A short grace: a gateway worker that misses its SIGTERM (it happens, rarely) is killed after it.
-        env={**os.environ, **QUIET, "GAMERULES_GRACE_S": "3"},
+        # A long grace: only a process that missed its SIGTERM would wait it out, past the wait below.
+        env={**os.environ, **QUIET, "GAMERULES_GRACE_S": "60"},
         stdout=subprocess.DEVNULL,
     )  # fmt: skip
     try:
