@@ -7,7 +7,8 @@ PY := $(BIN)/python
 INSTALLED := $(VENV)/.installed
 GEN_DIR := service/gen
 GENERATED := $(GEN_DIR)/.generated
-NATIVE := $(GEN_DIR)/kalah_search.so $(GEN_DIR)/reversi_endgame.so
+NATIVE := $(GEN_DIR)/kalah_search.so $(GEN_DIR)/reversi_endgame.so $(GEN_DIR)/gamerules_native.so
+NATIVE_SOURCES := $(wildcard service/native/*.c)
 PROTOS := $(wildcard proto/gamerules/v1/*.proto)
 # The venv's site-packages (evaluated by the shell inside recipes, once the venv exists).
 PURELIB = $$($(PY) -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')
@@ -43,6 +44,11 @@ $(GENERATED): $(INSTALLED) $(PROTOS)
 # must be the same doubles as its Python twin's on every machine.
 $(GEN_DIR)/%.so: service/games/%.c $(GENERATED)
 	$(CC) -O2 -ffp-contract=off -shared -fPIC -o $@ $< -lm || echo "no C compiler: $* runs in Python"
+
+# The native search core and its game kernels (service/native/*.c), one library loaded by service/native with
+# ctypes (which releases the GIL while a search runs). The same flags as the kernels above, for the same reason.
+$(GEN_DIR)/gamerules_native.so: $(NATIVE_SOURCES) service/native/kernel.h $(GENERATED)
+	$(CC) -O2 -ffp-contract=off -shared -fPIC -o $@ $(NATIVE_SOURCES) -lm || echo "no C compiler: the search runs in Python"
 
 proto: $(INSTALLED)
 	rm -f $(GENERATED) && $(MAKE) --no-print-directory $(GENERATED) $(NATIVE)

@@ -1,0 +1,593 @@
+/* The native search core: one iterative-deepening principal variation search over any kernel (kernel.h).
+ *
+ * It is the C twin of service/search/alphabeta.py and keeps its semantics:
+ * - negamax where a seat may move several times in a row: a child's value changes sign only when the seat
+ *   to move changes; a finished child (to_move 0) is worth final_value(parent's seat);
+ * - fail-soft PVS (null windows after the first move, re-search on a fail high), aspiration windows at the
+ *   root from the third iteration on, doubling on each failure;
+ * - every value carries a "proved" flag, true when only finished games (or proved table entries, or the
+ *   kernel's exact endgame) decided it; an iteration whose root value is proved ends the search (solved);
+ * - solve mode: after solve_lead shallow iterations the next one goes straight to the end of the game
+ *   (the kernel's plies_left, capped by max_depth), and the kernel's endgame hook answers small endgames;
+ * - ordering: the table's move, two killers per ply, then the kernel's order re-sorted (stably) by history.
+ *
+ * Unlike the Python search the table is a fixed array of entries keyed by the kernel's 64-bit hash, allocated
+ * at the start of a call and freed at its end (nothing survives a call: the service is stateless). The
+ * search polls a deadline (CLOCK_MONOTONIC seconds, the clock of Python's time.monotonic) and a stop flag
+ * that another thread may set while the call runs; a stop unwinds to the root, which answers with the last
+ * finished iteration. The call holds no Python object, so ctypes runs it with the GIL released.
+ */
+#include <math.h>
+#include <setjmp.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "kernel.h"
+
+extern const gr_kernel gr_reversi_kernel;
+
+static const gr_kernel *const KERNELS[] = {&gr_reversi_kernel};
+
+#define MAX_PLY 1024
+#define PV_MAX 256
+#define ALT_MAX 64
+#define ITER_MAX 128
+#define ASPIRATION_FROM 3
+#define POLL_EVERY 1024
+
+enum { EMPTY = 0, EXACT = 1, LOWER = 2, UPPER = 3 }; /* a table entry's bound (EMPTY: a free slot) */
+/* Why a search ended, as gr_result.stop_reason (the binding maps them to the Python words). */
+enum { R_NONE = 0, R_DEPTH = 1, R_TIME = 2, R_NODES = 3, R_CANCELLED = 4, R_SOLVED = 5 };
+
+typedef struct {
+    int32_t max_depth;   /* 0: none */
+    int32_t solve;       /* solve mode */
+    int32_t solve_lead;  /* shallow iterations before the leap to the end */
+    int32_t top_n;       /* root moves scored exactly (multi-PV) */
+    uint64_t max_nodes;  /* 0: none */
+    double stop_at;      /* CLOCK_MONOTONIC seconds; 0: no deadline */
+    double aspiration;   /* first half-width of the root window; 0 disables */
+    uint64_t tt_entries; /* table size (rounded down to a power of two); 0: no table */
+} gr_limits;
+
+typedef struct {
+    int32_t depth;
+    int32_t move;
+    double value;
+    int32_t proved;
+    int32_t pad;
+    uint64_t nodes;
+    double seconds; /* since the call began */
+} gr_iteration;
+
+typedef struct {
+    int32_t move;
+    int32_t exact;
+    int32_t depth;
+    int32_t stop_reason;
+    double value;
+    uint64_t nodes;
+    int32_t pv_len;
+    int32_t n_alt;
+    int32_t n_iter;
+    int32_t error; /* 1: unknown game, 2: game over, 3: no moves, 4: out of memory */
+    int32_t pv[PV_MAX];
+    int32_t alt_move[ALT_MAX];
+    double alt_value[ALT_MAX];
+    int32_t alt_exact[ALT_MAX];
+    gr_iteration iter[ITER_MAX];
+} gr_result;
+
+typedef struct {
+    uint64_t key;
+    double value;
+    int32_t move;
+    int16_t depth;
+    uint8_t flag;
+    uint8_t proved;
+} tt_entry;
+
+typedef struct {
+    const gr_kernel *k;
+    tt_entry *tt;
+    uint64_t tt_mask;
+    uint64_t nodes;
+    uint64_t max_nodes;
+    double stop_at;
+    volatile int32_t *stop;
+    int countdown;
+    int reason;
+    int solve;
+    int32_t killers[MAX_PLY][2];
+    uint32_t history[3][GR_MOVE_RANGE];
+    jmp_buf unwind;
+} ctx;
+
+double gr_now(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+const gr_kernel *gr_find(const char *name) {
+    for (size_t i = 0; i < sizeof KERNELS / sizeof KERNELS[0]; i++)
+        if (strcmp(KERNELS[i]->name, name) == 0) return KERNELS[i];
+    return NULL;
+}
+
+/* The node budget every node, the stop flag and the clock every POLL_EVERY nodes. */
+static int expired(ctx *c) {
+    if (c->reason) return 1;
+    if (c->max_nodes && c->nodes >= c->max_nodes) {
+        c->reason = R_NODES;
+        return 1;
+    }
+    if (--c->countdown > 0) return 0;
+    c->countdown = POLL_EVERY;
+    if (c->stop && *c->stop) {
+        c->reason = R_CANCELLED;
+        return 1;
+    }
+    if (c->stop_at > 0 && gr_now() >= c->stop_at) {
+        c->reason = R_TIME;
+        return 1;
+    }
+    return 0;
+}
+
+static void check(ctx *c) {
+    if (expired(c)) longjmp(c->unwind, 1);
+}
+
+static tt_entry *tt_probe(ctx *c, uint64_t key) {
+    if (!c->tt) return NULL;
+    tt_entry *e = &c->tt[key & c->tt_mask];
+    return e->key == key && e->flag != EMPTY ? e : NULL;
+}
+
+static void tt_store(ctx *c, uint64_t key, int depth, double value, int flag, int move, int proved) {
+    if (!c->tt) return;
+    tt_entry *e = &c->tt[key & c->tt_mask];
+    /* Keep a deeper (or proved) entry of the same position; anything else is replaced. */
+    if (e->key == key && e->flag != EMPTY && !proved && (e->proved || e->depth > depth)) return;
+    e->key = key;
+    e->value = value;
+    e->move = move;
+    e->depth = (int16_t)(depth > 32767 ? 32767 : depth);
+    e->flag = (uint8_t)flag;
+    e->proved = (uint8_t)proved;
+}
+
+static void move_to(int *moves, int n, int from, int to) {
+    int m = moves[from];
+    if (from > to)
+        memmove(moves + to + 1, moves + to, (size_t)(from - to) * sizeof(int));
+    else
+        memmove(moves + from, moves + from + 1, (size_t)(to - from) * sizeof(int));
+    moves[to] = m;
+    (void)n;
+}
+
+static int index_of(const int *moves, int n, int m) {
+    for (int i = 0; i < n; i++)
+        if (moves[i] == m) return i;
+    return -1;
+}
+
+/* Table move, killers, then the kernel's order re-sorted (stably) by history: the Python search's order. */
+static void order(ctx *c, int *moves, int n, int seat, int tt_move, int ply) {
+    const uint32_t *hist = c->history[seat];
+    for (int i = 1; i < n; i++) { /* stable insertion sort, highest history first */
+        int m = moves[i];
+        uint32_t h = hist[m];
+        int j = i - 1;
+        while (j >= 0 && hist[moves[j]] < h) {
+            moves[j + 1] = moves[j];
+            j--;
+        }
+        moves[j + 1] = m;
+    }
+    if (n <= 1) return;
+    int front = 0;
+    if (tt_move >= 0) {
+        int i = index_of(moves, n, tt_move);
+        if (i >= 0) {
+            move_to(moves, n, i, 0);
+            front = 1;
+        } else {
+            tt_move = -1;
+        }
+    }
+    for (int k = 0; k < 2; k++) {
+        int m = c->killers[ply][k];
+        if (m < 0 || m == tt_move) continue;
+        int i = index_of(moves, n, m);
+        if (i < 0) continue;
+        if (i != front) move_to(moves, n, i, front);
+        front++;
+    }
+}
+
+static double node(ctx *c, const void *pos, int depth, double alpha, double beta, int ply, int *proved);
+
+/* Value of a child for the parent's seat, PVS style (a null window first unless full). */
+static double child_value(ctx *c, const void *child, int seat, int depth, double alpha, double beta, int ply,
+                          int full, int *proved) {
+    const gr_kernel *k = c->k;
+    int cs = k->to_move(child);
+    double v;
+    if (cs == 0) {
+        check(c);
+        c->nodes++;
+        *proved = 1;
+        return k->final_value(child, seat);
+    }
+    if (cs == seat) {
+        if (!full) {
+            v = node(c, child, depth, alpha, nextafter(alpha, INFINITY), ply, proved);
+            if (!(alpha < v && v < beta)) return v;
+        }
+        return node(c, child, depth, alpha, beta, ply, proved);
+    }
+    if (!full) {
+        v = node(c, child, depth, -nextafter(alpha, INFINITY), -alpha, ply, proved);
+        if (!(alpha < -v && -v < beta)) return -v;
+    }
+    return -node(c, child, depth, -beta, -alpha, ply, proved);
+}
+
+static double node(ctx *c, const void *pos, int depth, double alpha, double beta, int ply, int *proved) {
+    const gr_kernel *k = c->k;
+    check(c);
+    c->nodes++;
+    int seat = k->to_move(pos);
+    if (depth <= 0) {
+        *proved = 0;
+        return k->evaluate(pos, seat);
+    }
+    if (c->solve && k->endgame) {
+        double v;
+        uint64_t n = 0;
+        if (k->endgame(pos, alpha, beta, &v, &n)) {
+            c->nodes += n;
+            *proved = 1;
+            return v;
+        }
+    }
+    uint64_t key = k->hash(pos);
+    int tt_move = -1;
+    tt_entry *e = tt_probe(c, key);
+    if (e) {
+        tt_move = e->move;
+        if ((e->proved || e->depth >= depth) &&
+            (e->flag == EXACT || (e->flag == LOWER ? e->value >= beta : e->value <= alpha))) {
+            *proved = e->proved;
+            return e->value;
+        }
+    }
+    int moves[GR_MAX_MOVES];
+    int n = k->moves(pos, moves, c->solve);
+    if (n == 0) {
+        *proved = 0;
+        return k->evaluate(pos, seat);
+    }
+    int next_ply = ply + 1 < MAX_PLY ? ply + 1 : MAX_PLY - 1;
+    order(c, moves, n, seat, tt_move, ply);
+    unsigned char child[GR_STATE_MAX];
+    double alpha0 = alpha, best = -INFINITY;
+    int best_move = moves[0], all_proved = 1;
+    for (int i = 0; i < n; i++) {
+        int m = moves[i], p;
+        k->play(pos, m, child);
+        double v = child_value(c, child, seat, depth - 1, alpha, beta, next_ply, i == 0, &p);
+        if (v > best) {
+            best = v;
+            best_move = m;
+            if (v > alpha) {
+                if (v >= beta) {
+                    int32_t *kill = c->killers[ply];
+                    if (kill[0] != m) {
+                        kill[1] = kill[0];
+                        kill[0] = m;
+                    }
+                    c->history[seat][m] += (uint32_t)(depth * depth);
+                    tt_store(c, key, depth, v, LOWER, m, p);
+                    *proved = p;
+                    return v;
+                }
+                alpha = v;
+            }
+        }
+        if (!p) all_proved = 0;
+    }
+    if (best <= alpha0)
+        tt_store(c, key, depth, best, UPPER, tt_move >= 0 ? tt_move : best_move, all_proved);
+    else
+        tt_store(c, key, depth, best, EXACT, best_move, all_proved);
+    *proved = all_proved;
+    return best;
+}
+
+/* --- the root ------------------------------------------------------------------------------------- */
+
+typedef struct {
+    int move;
+    unsigned char state[GR_STATE_MAX];
+} root_child;
+
+typedef struct {
+    double value;
+    int index;
+    int proved;
+} scored;
+
+static double root_single(ctx *c, root_child *root, int n, int seat, int depth, double alpha, double beta,
+                          int *best_i, int *proved) {
+    double best = -INFINITY;
+    int all_proved = 1;
+    *best_i = 0;
+    for (int i = 0; i < n; i++) {
+        int p;
+        double v = child_value(c, root[i].state, seat, depth - 1, alpha, beta, 1, i == 0, &p);
+        if (v > best) {
+            best = v;
+            *best_i = i;
+            if (v > alpha) {
+                if (v >= beta) {
+                    *proved = p;
+                    return v;
+                }
+                alpha = v;
+            }
+        }
+        if (!p) all_proved = 0;
+    }
+    *proved = all_proved;
+    return best;
+}
+
+/* Scores the top_n best root moves exactly; moves outside the top are only shown to be no better. */
+static int root_multi(ctx *c, root_child *root, int n, int seat, int depth, int top_n, scored *out, int *proved) {
+    int count = 0, all_proved = 1;
+    double floor_v = -INFINITY;
+    for (int i = 0; i < n; i++) {
+        int p;
+        double v = child_value(c, root[i].state, seat, depth - 1, floor_v, INFINITY, 1, i < top_n, &p);
+        if (!p) all_proved = 0;
+        if (v > floor_v) {
+            int j = count < top_n ? count++ : top_n - 1;
+            /* insert keeping (-value, index) order; the last one falls out when full */
+            while (j > 0 && (out[j - 1].value < v)) {
+                out[j] = out[j - 1];
+                j--;
+            }
+            out[j].value = v;
+            out[j].index = i;
+            out[j].proved = p;
+            if (count == top_n) floor_v = out[top_n - 1].value;
+        }
+    }
+    *proved = all_proved;
+    return count;
+}
+
+static int principal_variation(ctx *c, int first, const void *after, int limit, int32_t *pv) {
+    const gr_kernel *k = c->k;
+    unsigned char a[GR_STATE_MAX], b[GR_STATE_MAX];
+    uint64_t seen[PV_MAX];
+    int len = 0, nseen = 0;
+    pv[len++] = first;
+    memcpy(a, after, (size_t)k->state_size);
+    seen[nseen++] = k->hash(a);
+    while (k->to_move(a) != 0 && len < limit) {
+        tt_entry *e = tt_probe(c, k->hash(a));
+        if (!e || e->flag == UPPER || e->move < 0) break;
+        int moves[GR_MAX_MOVES];
+        int n = k->moves(a, moves, 0);
+        if (index_of(moves, n, e->move) < 0) break; /* a hash collision: not this position's move */
+        k->play(a, e->move, b);
+        uint64_t h = k->hash(b);
+        for (int i = 0; i < nseen; i++)
+            if (seen[i] == h) return len;
+        seen[nseen++] = h;
+        pv[len++] = e->move;
+        memcpy(a, b, (size_t)k->state_size);
+    }
+    return len;
+}
+
+static int solve_depth(const gr_kernel *k, const void *state, int max_depth) {
+    int bound = k->plies_left(state);
+    return max_depth > 0 && max_depth < bound ? max_depth : bound;
+}
+
+static void record(gr_result *out, int depth, int move, double value, int proved, uint64_t nodes, double began) {
+    if (out->n_iter >= ITER_MAX) memmove(out->iter, out->iter + 1, (ITER_MAX - 1) * sizeof(gr_iteration));
+    int i = out->n_iter < ITER_MAX ? out->n_iter++ : ITER_MAX - 1;
+    gr_iteration *it = &out->iter[i];
+    it->depth = depth;
+    it->move = move;
+    it->value = value;
+    it->proved = proved;
+    it->nodes = nodes;
+    it->seconds = gr_now() - began;
+}
+
+/* The search of the module comment from state for its seat to move; answers into out (0, or an error). */
+int gr_search(const char *game, const void *state, const gr_limits *lim, volatile int32_t *stop, gr_result *out) {
+    memset(out, 0, sizeof *out);
+    const gr_kernel *k = gr_find(game);
+    if (!k) return out->error = 1;
+    int seat = k->to_move(state);
+    if (seat == 0) return out->error = 2;
+    int moves[GR_MAX_MOVES];
+    int n = k->moves(state, moves, lim->solve);
+    if (n <= 0) return out->error = 3;
+    double began = gr_now();
+
+    ctx *c = calloc(1, sizeof(ctx));
+    root_child *root = malloc((size_t)n * sizeof(root_child));
+    scored *scores = malloc((size_t)n * sizeof(scored));
+    if (!c || !root || !scores) {
+        free(c), free(root), free(scores);
+        return out->error = 4;
+    }
+    c->k = k;
+    c->max_nodes = lim->max_nodes;
+    c->stop_at = lim->stop_at;
+    c->stop = stop;
+    c->countdown = 1;
+    c->solve = lim->solve;
+    if (lim->tt_entries) {
+        uint64_t size = 1;
+        while (size * 2 <= lim->tt_entries) size *= 2;
+        c->tt = calloc(size, sizeof(tt_entry)); /* zeroed pages come lazily: no cost for an unused table */
+        if (!c->tt) {
+            free(c), free(root), free(scores);
+            return out->error = 4;
+        }
+        c->tt_mask = size - 1;
+    }
+    for (int p = 0; p < MAX_PLY; p++) c->killers[p][0] = c->killers[p][1] = -1;
+    for (int i = 0; i < n; i++) {
+        root[i].move = moves[i];
+        k->play(state, moves[i], root[i].state);
+    }
+    int top_n = lim->top_n < 1 ? 1 : lim->top_n;
+    if (top_n > ALT_MAX) top_n = ALT_MAX;
+    if (top_n > n) top_n = n;
+    int max_depth = lim->max_depth > 0 ? lim->max_depth : 0;
+
+    /* Before any iteration: the first move, valued by its child's evaluation. */
+    int cs0 = k->to_move(root[0].state);
+    double best_value = cs0 == 0 ? k->final_value(root[0].state, seat) : k->evaluate(root[0].state, seat);
+    out->move = root[0].move;
+    out->value = best_value;
+    out->n_alt = 1;
+    out->alt_move[0] = root[0].move;
+    out->alt_value[0] = best_value;
+    out->alt_exact[0] = cs0 == 0;
+    out->pv[0] = root[0].move;
+    out->pv_len = 1;
+
+    int depth = 0, completed = 0, exact = 0, reason = R_NONE;
+    int leap = lim->solve ? solve_depth(k, state, max_depth) : 0;
+    double iteration_began = began;
+    volatile int attempt = 0; /* iterations begun, kept across the longjmp */
+    while (1) {
+        depth++;
+        if (lim->solve && lim->solve_lead < depth && depth < leap) depth = leap;
+        if (max_depth && depth > max_depth) {
+            reason = R_DEPTH;
+            break;
+        }
+        if (lim->stop_at > 0 && depth > 1) {
+            /* An iteration takes longer than the one before it: when that cannot fit, stop now. */
+            double now = gr_now();
+            if (now - iteration_began > lim->stop_at - now) {
+                reason = R_TIME;
+                break;
+            }
+            iteration_began = now;
+        }
+        attempt++;
+        int proved = 0, count = 1;
+        if (setjmp(c->unwind)) {
+            reason = c->reason;
+            break;
+        }
+        if (top_n == 1) {
+            double delta = lim->aspiration, alpha = -INFINITY, beta = INFINITY, value;
+            int best_i;
+            if (depth >= ASPIRATION_FROM && lim->aspiration > 0 && isfinite(best_value)) {
+                alpha = best_value - delta;
+                beta = best_value + delta;
+            }
+            while (1) {
+                value = root_single(c, root, n, seat, depth, alpha, beta, &best_i, &proved);
+                if (value <= alpha) {
+                    delta *= 2;
+                    alpha = delta > 64 * lim->aspiration ? -INFINITY : value - delta;
+                } else if (value >= beta) {
+                    delta *= 2;
+                    beta = delta > 64 * lim->aspiration ? INFINITY : value + delta;
+                    if (best_i) { /* the move that failed high goes first next time */
+                        root_child tmp = root[best_i];
+                        memmove(root + 1, root, (size_t)best_i * sizeof(root_child));
+                        root[0] = tmp;
+                    }
+                } else {
+                    break;
+                }
+            }
+            scores[0].value = value;
+            scores[0].index = best_i;
+            scores[0].proved = proved;
+        } else {
+            count = root_multi(c, root, n, seat, depth, top_n, scores, &proved);
+        }
+        completed = depth;
+        best_value = scores[0].value;
+        exact = proved;
+        root_child *best = &root[scores[0].index];
+        out->move = best->move;
+        out->value = best_value;
+        out->pv_len = principal_variation(c, best->move, best->state, exact ? PV_MAX : depth, out->pv);
+        out->n_alt = count;
+        for (int i = 0; i < count; i++) {
+            out->alt_move[i] = root[scores[i].index].move;
+            out->alt_value[i] = scores[i].value;
+            out->alt_exact[i] = scores[i].proved;
+        }
+        record(out, depth, best->move, best_value, proved, c->nodes, began);
+        /* The next iteration starts with this one's best moves, in their order. */
+        for (int i = 0; i < count; i++) {
+            int at = scores[i].index;
+            root_child tmp = root[at];
+            memmove(root + i + 1, root + i, (size_t)(at - i) * sizeof(root_child));
+            root[i] = tmp;
+            for (int j = i + 1; j < count; j++)
+                if (scores[j].index < at && scores[j].index >= i) scores[j].index++;
+        }
+        if (exact) {
+            reason = R_SOLVED;
+            break;
+        }
+    }
+    (void)attempt;
+    out->exact = exact;
+    out->depth = completed;
+    out->nodes = c->nodes;
+    out->stop_reason = reason;
+    free(c->tt);
+    free(c);
+    free(root);
+    free(scores);
+    return 0;
+}
+
+/* --- the kernel's functions one by one, for the binding and the twin tests --------------------------- */
+
+int gr_state_size(const char *game) {
+    const gr_kernel *k = gr_find(game);
+    return k ? k->state_size : -1;
+}
+
+int gr_to_move(const char *game, const void *state) { return gr_find(game)->to_move(state); }
+
+int gr_moves(const char *game, const void *state, int32_t *out, int solving) {
+    return gr_find(game)->moves(state, out, solving);
+}
+
+void gr_play(const char *game, const void *state, int move, void *out) { gr_find(game)->play(state, move, out); }
+
+uint64_t gr_hash(const char *game, const void *state) { return gr_find(game)->hash(state); }
+
+double gr_evaluate(const char *game, const void *state, int seat) { return gr_find(game)->evaluate(state, seat); }
+
+double gr_final_value(const char *game, const void *state, int seat) {
+    return gr_find(game)->final_value(state, seat);
+}
+
+int gr_plies_left(const char *game, const void *state) { return gr_find(game)->plies_left(state); }

@@ -1,0 +1,99 @@
+"""The native search core's stops and threads: a stop flag or a deadline ends a long search with the answer
+of its last finished iteration, a caller's stop() is heard, and two searches run at once in two threads (the
+call releases the GIL). Reversi's kernel carries them (the opening: a search that never ends by itself)."""
+
+from __future__ import annotations
+
+import threading
+import time
+
+from service import native
+from service.games import GAMES
+from service.games.base import Limits
+from tests.native.twins import needs
+
+pytestmark = needs("reversi")
+GAME = GAMES["reversi"]
+JOIN = 60.0  # seconds a stopped search may take to answer before the test calls it hung (not a speed goal)
+
+
+def in_thread(**kwargs: object) -> tuple[threading.Thread, list[object]]:
+    out: list[object] = []
+    position = GAME.new_position({}, "")
+    thread = threading.Thread(target=lambda: out.append(native.search(position, **kwargs)))  # type: ignore[arg-type]
+    thread.start()
+    return thread, out
+
+
+def test_the_stop_flag_ends_a_search_with_its_last_iteration() -> None:
+    flag = native.StopFlag()
+    iterations: list[native.Iteration] = []
+    thread, out = in_thread(limits=Limits(), flag=flag, iterations=iterations)
+    time.sleep(0.3)  # some iterations finish meanwhile (the list fills in when the call returns)
+    flag.set()
+    thread.join(JOIN)
+    assert not thread.is_alive()
+    result = out[0]
+    assert result is not None
+    assert result.stop_reason == "cancelled"  # type: ignore[attr-defined]
+    assert result.depth >= 1  # type: ignore[attr-defined]
+    assert iterations and iterations[-1].depth == result.depth  # type: ignore[attr-defined]
+    assert iterations[-1].move == result.move  # type: ignore[attr-defined]
+    assert result.move in GAME.new_position({}, "").legal_moves()  # type: ignore[attr-defined]
+
+
+def test_a_deadline_ends_a_search_with_real_results() -> None:
+    result = native.search(GAME.new_position({}, ""), Limits(max_time_ms=300))
+    assert result is not None
+    assert result.stop_reason == "time"
+    assert result.depth >= 1 and result.nodes > 0
+    assert len(result.pv) >= 1 and result.pv[0] == result.move
+
+
+def test_a_callers_stop_signal_is_heard_with_its_reason() -> None:
+    began = time.monotonic()
+    result = native.search(
+        GAME.new_position({}, ""), Limits(), stop=lambda: time.monotonic() - began > 0.3 and "deadline"
+    )
+    assert result is not None
+    assert result.stop_reason == "deadline"
+    assert result.depth >= 1
+
+
+def test_a_stop_already_fired_still_answers_a_legal_move() -> None:
+    result = native.search(GAME.new_position({}, ""), Limits(), stop=lambda: True)
+    assert result is not None
+    assert result.depth == 0 and result.move in GAME.new_position({}, "").legal_moves()
+
+
+def test_node_budgets_give_the_same_answer_every_time() -> None:
+    position = GAME.new_position({}, "")
+    first = native.search(position, Limits(max_nodes=50_000))
+    second = native.search(position, Limits(max_nodes=50_000))
+    assert first is not None and second is not None
+    assert (first.move, first.value, first.depth, first.nodes) == (
+        second.move,
+        second.value,
+        second.depth,
+        second.nodes,
+    )
+    assert first.stop_reason == "nodes"
+
+
+def test_two_searches_run_at_once_and_python_runs_meanwhile() -> None:
+    flags = [native.StopFlag(), native.StopFlag()]
+    threads = [in_thread(limits=Limits(), flag=flag) for flag in flags]
+    # The main thread keeps the interpreter busy while both searches run: with the GIL held by a search,
+    # this loop could not advance.
+    ticks = 0
+    end = time.monotonic() + 0.5
+    while time.monotonic() < end:
+        ticks += 1
+    assert all(thread.is_alive() for thread, _ in threads)  # neither search ends by itself
+    for flag in flags:
+        flag.set()
+    for thread, out in threads:
+        thread.join(JOIN)
+        assert not thread.is_alive()
+        assert out[0] is not None and out[0].depth >= 1  # type: ignore[attr-defined]
+    assert ticks > 1000
