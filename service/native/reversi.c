@@ -179,11 +179,14 @@ static int rv_moves(const void *s, int *out, int solving) {
     int n = 0;
     for (int k = 0; k < 5; k++) n += squares(moves & g->order[k], out + n);
     if (solving && n > 1) {
-        /* Fewest replies first (stable over the hint order): the cheapest refutations come first. */
+        /* Fewest replies first, a reply on a corner counting double and a corner of our own a little
+         * better (measured on FFO #40 and #42: a few per cent fewer nodes than replies alone; ordering by the
+         * evaluation instead costs a third more). */
         int key[64];
         for (int i = 0; i < n; i++) {
             uint64_t bit = 1ULL << out[i], f = flips(me, opp, bit, g);
-            key[i] = popcount(placements(opp ^ f, me | bit | f, g));
+            uint64_t r = placements(opp ^ f, me | bit | f, g);
+            key[i] = popcount(r) * 4 + popcount(r & g->corners) * 4 - ((bit & g->corners) ? 2 : 0);
         }
         for (int i = 1; i < n; i++) {
             int m = out[i], kv = key[i], j = i - 1;

@@ -8,8 +8,11 @@
  * - every value carries a "proved" flag, true when only finished games (or proved table entries, or the
  *   kernel's exact endgame) decided it; an iteration whose root value is proved ends the search (solved);
  * - solve mode: after solve_lead shallow iterations the next one goes straight to the end of the game
- *   (the kernel's plies_left, capped by max_depth), and the kernel's endgame hook answers small endgames;
- * - ordering: the table's move, two killers per ply, then the kernel's order re-sorted (stably) by history.
+ *   (the kernel's plies_left, capped by max_depth);
+ * - ordering: the table's move, two killers per ply, then the kernel's order re-sorted (stably) by history;
+ * - a node searched to the end of the game (solve mode, or a depth reaching past its plies left) is a proof:
+ *   the kernel's endgame hook may answer it exactly, and its moves keep the kernel's solving order (the
+ *   table's move first), which proves faster than history. Neither changes a value, only the cost.
  *
  * Unlike the Python search the table is a fixed array of entries keyed by the kernel's 64-bit hash, allocated
  * at the start of a call and freed at its end (nothing survives a call: the service is stateless). The
@@ -35,6 +38,7 @@ static const gr_kernel *const KERNELS[] = {&gr_reversi_kernel};
 #define ITER_MAX 128
 #define ASPIRATION_FROM 3
 #define POLL_EVERY 1024
+#define TT_MIN_DEPTH 3 /* measured on Reversi midgames: depth 9 in a fifth less time than with 1 */
 
 enum { EMPTY = 0, EXACT = 1, LOWER = 2, UPPER = 3 }; /* a table entry's bound (EMPTY: a free slot) */
 /* Why a search ended, as gr_result.stop_reason (the binding maps them to the Python words). */
@@ -176,9 +180,10 @@ static int index_of(const int *moves, int n, int m) {
 }
 
 /* Table move, killers, then the kernel's order re-sorted (stably) by history: the Python search's order. */
-static void order(ctx *c, int *moves, int n, int seat, int tt_move, int ply) {
+static void order(ctx *c, int *moves, int n, int seat, int tt_move, int ply, int solving) {
     const uint32_t *hist = c->history[seat];
-    for (int i = 1; i < n; i++) { /* stable insertion sort, highest history first */
+    /* In a proof the kernel's own order (Reversi: fewest replies first) beats history and killers. */
+    for (int i = solving ? n : 1; i < n; i++) { /* stable insertion sort, highest history first */
         int m = moves[i];
         uint32_t h = hist[m];
         int j = i - 1;
@@ -199,7 +204,7 @@ static void order(ctx *c, int *moves, int n, int seat, int tt_move, int ply) {
             tt_move = -1;
         }
     }
-    for (int k = 0; k < 2; k++) {
+    for (int k = 0; k < (solving ? 0 : 2); k++) {
         int m = c->killers[ply][k];
         if (m < 0 || m == tt_move) continue;
         int i = index_of(moves, n, m);
@@ -246,7 +251,10 @@ static double node(ctx *c, const void *pos, int depth, double alpha, double beta
         *proved = 0;
         return k->evaluate(pos, seat);
     }
-    if (c->solve && k->endgame) {
+    /* A node searched to the end of the game (solve mode, or a depth past the plies left) is being proved:
+     * the kernel's exact endgame may answer it, and its moves come in the kernel's solving order. */
+    int solving = c->solve || depth >= k->plies_left(pos);
+    if (solving && k->endgame) {
         double v;
         uint64_t n = 0;
         if (k->endgame(pos, alpha, beta, &v, &n)) {
@@ -255,9 +263,11 @@ static double node(ctx *c, const void *pos, int depth, double alpha, double beta
             return v;
         }
     }
-    uint64_t key = k->hash(pos);
+    /* Nodes near the leaves skip the table: a probe there costs a cache miss and saves less. */
+    int use_tt = depth >= TT_MIN_DEPTH || solving;
+    uint64_t key = use_tt ? k->hash(pos) : 0;
     int tt_move = -1;
-    tt_entry *e = tt_probe(c, key);
+    tt_entry *e = use_tt ? tt_probe(c, key) : NULL;
     if (e) {
         tt_move = e->move;
         if ((e->proved || e->depth >= depth) &&
@@ -267,13 +277,13 @@ static double node(ctx *c, const void *pos, int depth, double alpha, double beta
         }
     }
     int moves[GR_MAX_MOVES];
-    int n = k->moves(pos, moves, c->solve);
+    int n = k->moves(pos, moves, solving);
     if (n == 0) {
         *proved = 0;
         return k->evaluate(pos, seat);
     }
     int next_ply = ply + 1 < MAX_PLY ? ply + 1 : MAX_PLY - 1;
-    order(c, moves, n, seat, tt_move, ply);
+    order(c, moves, n, seat, tt_move, ply, solving);
     unsigned char child[GR_STATE_MAX];
     double alpha0 = alpha, best = -INFINITY;
     int best_move = moves[0], all_proved = 1;
@@ -292,7 +302,7 @@ static double node(ctx *c, const void *pos, int depth, double alpha, double beta
                         kill[0] = m;
                     }
                     c->history[seat][m] += (uint32_t)(depth * depth);
-                    tt_store(c, key, depth, v, LOWER, m, p);
+                    if (use_tt) tt_store(c, key, depth, v, LOWER, m, p);
                     *proved = p;
                     return v;
                 }
@@ -301,10 +311,8 @@ static double node(ctx *c, const void *pos, int depth, double alpha, double beta
         }
         if (!p) all_proved = 0;
     }
-    if (best <= alpha0)
-        tt_store(c, key, depth, best, UPPER, tt_move >= 0 ? tt_move : best_move, all_proved);
-    else
-        tt_store(c, key, depth, best, EXACT, best_move, all_proved);
+    if (use_tt) tt_store(c, key, depth, best, best <= alpha0 ? UPPER : EXACT,
+                         best <= alpha0 && tt_move >= 0 ? tt_move : best_move, all_proved);
     *proved = all_proved;
     return best;
 }
