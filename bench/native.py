@@ -23,7 +23,7 @@ import sys
 import time
 from typing import Any
 
-from service import native
+from service.native import engine as native
 from service.games import GAMES
 from service.games.base import Limits
 from service.search import search
@@ -120,8 +120,10 @@ def midgame(seed: int) -> Any:
 
 
 def speed(positions: int) -> None:
-    print(f"Nodes per CPU second on {positions} Reversi midgame positions (24 discs; goal: native at least "
-          f"{SPEED_GOAL:.0f}x Python)")
+    print(
+        f"Nodes per CPU second on {positions} Reversi midgame positions (24 discs; goal: native at least "
+        f"{SPEED_GOAL:.0f}x Python)"
+    )
     totals = {"native": [0, 0.0], "python": [0, 0.0]}
     for seed in range(positions):
         position = midgame(seed)

@@ -43,6 +43,12 @@ typedef struct gr_kernel {
      * (alpha, beta); returns 1 and fills *value and *nodes when it takes the node, 0 to let the core search
      * it. Called only in solve mode; it must stay within about a millisecond. */
     int (*endgame)(const void *state, double alpha, double beta, double *value, uint64_t *nodes);
+    /* Non-zero when moves(state, out, 1) is the kernel's own proof order (Reversi: fewest replies first), which
+     * the core then keeps in a proof instead of re-sorting by killers and history. */
+    int solving_order;
+    /* Optional (may be NULL): proved bounds on the final value for the seat to move (*lo <= value <= *hi),
+     * e.g. the store margin give or take the seeds still in play; a proof cuts a node off with them. */
+    void (*bounds)(const void *state, double *lo, double *hi);
 } gr_kernel;
 
 #endif

@@ -372,5 +372,5 @@ static int rv_endgame(const void *s, double alpha, double beta, double *value, u
 
 const gr_kernel gr_reversi_kernel = {
     "reversi", sizeof(rv_state), rv_to_move, rv_moves, rv_play, rv_hash, rv_evaluate, rv_final_value,
-    rv_plies_left, rv_endgame,
+    rv_plies_left, rv_endgame, 1, NULL,
 };

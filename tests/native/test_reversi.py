@@ -8,7 +8,7 @@ import random
 
 import pytest
 
-from service import native
+from service.native import engine as native
 from service.games import GAMES
 from service.games.base import Limits
 from service.games.reversi import ReversiPosition

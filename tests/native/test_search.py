@@ -7,7 +7,7 @@ from __future__ import annotations
 import threading
 import time
 
-from service import native
+from service.native import engine as native
 from service.games import GAMES
 from service.games.base import Limits
 from tests.native.twins import needs

@@ -1,0 +1,307 @@
+"""The native search engine: one C search core (``service/native/search.c``) over per-game kernels
+(``service/native/<game>.c``, the interface in ``kernel.h``), built by the Makefile into
+``service/gen/gamerules_native.so`` and loaded with ctypes, which releases the GIL while a search runs: a
+process serves several searches at once on several cores.
+
+``search(position, limits, ...)`` answers the project's ``SearchResult`` like ``service.search.search``
+(the same semantics: iterative-deepening PVS with aspiration windows, a transposition table made for the call
+and freed at its end, the proved flag, seats that move twice in a row, the solve mode), or None when the
+native engine cannot take the position: not built, turned off (``GAMERULES_NO_NATIVE=1``,
+``service.games.native.use_native(False)``), a game without a kernel, or a position its kernel does not hold
+(Reversi boards above 8x8). Callers then stay on the Python search.
+
+Python validates, the kernel computes: a position reaches the kernel only as an engine position, packed by
+the game's adapter (``service/native/<game>.py``) from the engine's own compact fields.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from service.games import native as kernels
+from service.games.base import GameOverError, Limits, ScoredMove, SearchResult, StopSignal
+from service.native import kalah, reversi
+
+LIBRARY = "gamerules_native"
+ADAPTERS: dict[str, Any] = {"reversi": reversi, "kalah": kalah}
+
+DEFAULT_TT_ENTRIES = 1 << 21  # 2M entries of 24 bytes: 48 MB per search, freed when the call returns
+ASPIRATION = 2.0  # the Python search's first root half-width (service.search.alphabeta.ASPIRATION)
+_POLL_SECONDS = 0.005  # how often a caller's stop() is asked while a native search runs
+_PV_MAX = 256
+_ALT_MAX = 64
+_ITER_MAX = 128
+_REASONS = {0: "", 1: "depth", 2: "time", 3: "nodes", 4: "cancelled", 5: "solved"}
+
+
+class _Limits(ctypes.Structure):
+    _fields_ = (
+        ("max_depth", ctypes.c_int32),
+        ("solve", ctypes.c_int32),
+        ("solve_lead", ctypes.c_int32),
+        ("top_n", ctypes.c_int32),
+        ("max_nodes", ctypes.c_uint64),
+        ("stop_at", ctypes.c_double),
+        ("aspiration", ctypes.c_double),
+        ("tt_entries", ctypes.c_uint64),
+    )
+
+
+class _Iteration(ctypes.Structure):
+    _fields_ = (
+        ("depth", ctypes.c_int32),
+        ("move", ctypes.c_int32),
+        ("value", ctypes.c_double),
+        ("proved", ctypes.c_int32),
+        ("pad", ctypes.c_int32),
+        ("nodes", ctypes.c_uint64),
+        ("seconds", ctypes.c_double),
+    )
+
+
+class _Result(ctypes.Structure):
+    _fields_ = (
+        ("move", ctypes.c_int32),
+        ("exact", ctypes.c_int32),
+        ("depth", ctypes.c_int32),
+        ("stop_reason", ctypes.c_int32),
+        ("value", ctypes.c_double),
+        ("nodes", ctypes.c_uint64),
+        ("pv_len", ctypes.c_int32),
+        ("n_alt", ctypes.c_int32),
+        ("n_iter", ctypes.c_int32),
+        ("error", ctypes.c_int32),
+        ("pv", ctypes.c_int32 * _PV_MAX),
+        ("alt_move", ctypes.c_int32 * _ALT_MAX),
+        ("alt_value", ctypes.c_double * _ALT_MAX),
+        ("alt_exact", ctypes.c_int32 * _ALT_MAX),
+        ("iter", _Iteration * _ITER_MAX),
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class Iteration:
+    """One finished iteration of a native search, as the core reported it."""
+
+    depth: int
+    move: Any  # the engine's move
+    value: float
+    proved: bool
+    nodes: int
+    seconds: float  # since the search began
+
+
+class StopFlag:
+    """The cancellation flag of a native search: an int the C loop reads; ``set()`` from any thread stops
+    the search at its next poll, which answers with its last finished iteration."""
+
+    __slots__ = ("_flag",)
+
+    def __init__(self) -> None:
+        self._flag = ctypes.c_int32(0)
+
+    def set(self) -> None:
+        self._flag.value = 1
+
+    def is_set(self) -> bool:
+        return bool(self._flag.value)
+
+    @property
+    def ref(self) -> Any:
+        return ctypes.byref(self._flag)
+
+
+_SIGNATURES: dict[str, tuple[tuple[Any, ...], Any]] = {
+    "gr_search": (
+        (ctypes.c_char_p, ctypes.c_char_p, ctypes.POINTER(_Limits), ctypes.c_void_p, ctypes.POINTER(_Result)),
+        ctypes.c_int,
+    ),
+    "gr_state_size": ((ctypes.c_char_p,), ctypes.c_int),
+    "gr_to_move": ((ctypes.c_char_p, ctypes.c_char_p), ctypes.c_int),
+    "gr_moves": ((ctypes.c_char_p, ctypes.c_char_p, ctypes.POINTER(ctypes.c_int32), ctypes.c_int), ctypes.c_int),
+    "gr_play": ((ctypes.c_char_p, ctypes.c_char_p, ctypes.c_int, ctypes.c_char_p), None),
+    "gr_hash": ((ctypes.c_char_p, ctypes.c_char_p), ctypes.c_uint64),
+    "gr_evaluate": ((ctypes.c_char_p, ctypes.c_char_p, ctypes.c_int), ctypes.c_double),
+    "gr_final_value": ((ctypes.c_char_p, ctypes.c_char_p, ctypes.c_int), ctypes.c_double),
+    "gr_plies_left": ((ctypes.c_char_p, ctypes.c_char_p), ctypes.c_int),
+}
+
+
+def _function(symbol: str) -> Any | None:
+    argtypes, restype = _SIGNATURES[symbol]
+    return kernels.kernel(LIBRARY, symbol, argtypes, restype)
+
+
+def available(game_id: str | None = None) -> bool:
+    """Whether the native engine is built and turned on (and has a kernel for ``game_id``, when given)."""
+    return _function("gr_search") is not None and (game_id is None or game_id in ADAPTERS)
+
+
+class Kernel:
+    """One game's kernel functions one by one, on packed states (the twin tests and the bench use them)."""
+
+    def __init__(self, game_id: str) -> None:
+        if not available(game_id):
+            raise LookupError(f"no native kernel for {game_id!r} (not built, turned off, or no such kernel)")
+        self.adapter = ADAPTERS[game_id]
+        self._name = self.adapter.KERNEL.encode()
+        self.state_size = _function("gr_state_size")(self._name)  # type: ignore[misc]
+        self._moves = ctypes.c_int32 * 256
+
+    def pack(self, position: Any) -> bytes | None:
+        return self.adapter.pack(position)  # type: ignore[no-any-return]
+
+    def to_move(self, state: bytes) -> int:
+        return int(_function("gr_to_move")(self._name, state))  # type: ignore[misc]
+
+    def moves(self, state: bytes, solving: bool = False) -> list[int]:
+        out = self._moves()
+        n = _function("gr_moves")(self._name, state, out, int(solving))  # type: ignore[misc]
+        return list(out[:n])
+
+    def play(self, state: bytes, move: int) -> bytes:
+        out = ctypes.create_string_buffer(self.state_size)
+        _function("gr_play")(self._name, state, move, out)  # type: ignore[misc]
+        return out.raw
+
+    def hash(self, state: bytes) -> int:
+        return int(_function("gr_hash")(self._name, state))  # type: ignore[misc]
+
+    def evaluate(self, state: bytes, seat: int) -> float:
+        return float(_function("gr_evaluate")(self._name, state, seat))  # type: ignore[misc]
+
+    def final_value(self, state: bytes, seat: int) -> float:
+        return float(_function("gr_final_value")(self._name, state, seat))  # type: ignore[misc]
+
+    def plies_left(self, state: bytes) -> int:
+        return int(_function("gr_plies_left")(self._name, state))  # type: ignore[misc]
+
+
+def _stop_at(limits: Limits, stop: StopSignal | None, began: float) -> float:
+    """The earliest ``time.monotonic()`` instant the search must stop at (0: none): the time limit, or the
+    ``end`` a Deadline-like stop signal knows."""
+    ends = []
+    if limits.max_time_ms is not None and limits.max_time_ms > 0:
+        ends.append(began + limits.max_time_ms / 1000.0)
+    end = getattr(stop, "end", None)
+    if end is not None:
+        ends.append(float(end))
+    return min(ends) if ends else 0.0
+
+
+def _watch(stop: StopSignal, flag: StopFlag, done: threading.Event, fired: list[Any]) -> None:
+    """Ask the caller's ``stop()`` every few milliseconds while the search runs; raise the flag once it fires."""
+    while not done.wait(_POLL_SECONDS):
+        answer = stop()
+        if answer:
+            fired.append(answer)
+            flag.set()
+            return
+
+
+def search(
+    position: Any,
+    limits: Limits | None = None,
+    *,
+    stop: StopSignal | None = None,
+    flag: StopFlag | None = None,
+    top_n: int = 1,
+    solve: bool = False,
+    solve_lead: int = 0,
+    tt_entries: int = DEFAULT_TT_ENTRIES,
+    aspiration: float = ASPIRATION,
+    iterations: list[Iteration] | None = None,
+) -> SearchResult | None:
+    """The native search of ``position`` for its seat to move (module docstring), or None when the native
+    engine cannot take it. ``limits`` as for ``service.search.search`` (nodes are the core's nodes);
+    ``stop`` a stop signal asked every few milliseconds from a watcher thread (its ``end``, when it has one,
+    is a deadline the C loop reads itself); ``flag`` a ``StopFlag`` the caller may set from another thread;
+    ``top_n`` root moves scored exactly; ``tt_entries`` the table's size (0: none); ``iterations``, when
+    given, receives each finished iteration."""
+    run = _function("gr_search")
+    adapter = ADAPTERS.get(position_game(position))
+    if run is None or adapter is None:
+        return None
+    if position.to_move == 0:
+        raise GameOverError("the game is over: there is no move to search", "position")
+    state = adapter.pack(position)
+    if state is None:
+        return None
+    limits = limits or Limits()
+    began = time.monotonic()
+    flag = flag or StopFlag()
+    c_limits = _Limits(
+        max_depth=max(0, limits.max_depth or 0),
+        solve=int(solve),
+        solve_lead=max(0, solve_lead),
+        top_n=max(1, top_n),
+        max_nodes=max(0, limits.max_nodes or 0),
+        stop_at=_stop_at(limits, stop, began),
+        aspiration=aspiration,
+        tt_entries=max(0, tt_entries),
+    )
+    result = _Result()
+    fired: list[Any] = []
+    done = threading.Event()
+    watcher = None
+    if stop is not None:
+        if stop():
+            flag.set()
+            fired.append(True)
+        else:
+            watcher = threading.Thread(target=_watch, args=(stop, flag, done, fired), daemon=True)
+            watcher.start()
+    try:
+        error = run(adapter.KERNEL.encode(), state, ctypes.byref(c_limits), flag.ref, ctypes.byref(result))
+    finally:
+        done.set()
+        if watcher is not None:
+            watcher.join()
+    if error:
+        raise RuntimeError(f"the native search refused the position (error {error})")
+    return _answer(position, adapter, result, fired, began, iterations)
+
+
+def position_game(position: Any) -> str:
+    """The id of the game a position belongs to (the registry's key)."""
+    return _GAME_OF.get(type(position).__name__, "")
+
+
+_GAME_OF = {"ReversiPosition": "reversi", "KalahPosition": "kalah"}
+
+
+def _answer(
+    position: Any, adapter: Any, result: _Result, fired: list[Any], began: float, iterations: list[Iteration] | None
+) -> SearchResult:
+    def out(move: int) -> Any:
+        return adapter.move_out(position, move)
+
+    reason = _REASONS.get(result.stop_reason, "")
+    if reason == "cancelled" and fired and isinstance(fired[0], str):
+        reason = fired[0]  # the caller's stop() named its reason ("deadline")
+    if iterations is not None:
+        for it in result.iter[: result.n_iter]:
+            iterations.append(Iteration(it.depth, out(it.move), it.value + 0.0, bool(it.proved), it.nodes, it.seconds))
+    alternatives = [
+        ScoredMove(out(result.alt_move[i]), result.alt_value[i] + 0.0, bool(result.alt_exact[i]))
+        for i in range(result.n_alt)
+    ]
+    return SearchResult(
+        move=out(result.move),
+        value=result.value + 0.0,
+        exact=bool(result.exact),
+        depth=result.depth,
+        nodes=result.nodes,
+        elapsed_ms=(time.monotonic() - began) * 1000.0,
+        stop_reason=reason,
+        pv=[out(m) for m in result.pv[: result.pv_len]],
+        alternatives=alternatives,
+    )
+
+
+Stopper = Callable[[], None]
