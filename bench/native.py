@@ -23,9 +23,9 @@ import sys
 import time
 from typing import Any
 
-from service.native import engine as native
 from service.games import GAMES
 from service.games.base import Limits
+from service.native import engine as native
 from service.search import search
 
 REVERSI = GAMES["reversi"]

@@ -25,10 +25,10 @@ from typing import Any
 
 from service.games import native as kernels
 from service.games.base import GameOverError, Limits, ScoredMove, SearchResult, StopSignal
-from service.native import kalah, reversi
+from service.native import kalah, petak_sawah, reversi
 
 LIBRARY = "gamerules_native"
-ADAPTERS: dict[str, Any] = {"reversi": reversi, "kalah": kalah}
+ADAPTERS: dict[str, Any] = {"reversi": reversi, "kalah": kalah, "petak-sawah": petak_sawah}
 
 DEFAULT_TT_ENTRIES = 1 << 21  # 2M entries of 24 bytes: 48 MB per search, freed when the call returns
 ASPIRATION = 2.0  # the Python search's first root half-width (service.search.alphabeta.ASPIRATION)
@@ -272,7 +272,7 @@ def position_game(position: Any) -> str:
     return _GAME_OF.get(type(position).__name__, "")
 
 
-_GAME_OF = {"ReversiPosition": "reversi", "KalahPosition": "kalah"}
+_GAME_OF = {"ReversiPosition": "reversi", "KalahPosition": "kalah", "PetakSawahPosition": "petak-sawah"}
 
 
 def _answer(

@@ -2,6 +2,7 @@
  * board layout (the holes in sowing order: South's pits 1..N, South's store, North's pits 1..N, North's store),
  * its move hints (search_moves' order) and its evaluation, operation for operation. A move is the pit
  * number 1..N of the seat to move; landing in one's own store moves again. */
+#include <stddef.h>
 #include <stdint.h>
 #include <string.h>
 

@@ -8,10 +8,10 @@ import random
 
 import pytest
 
-from service.native import engine as native
 from service.games import GAMES
 from service.games.base import Limits
 from service.games.reversi import ReversiPosition
+from service.native import engine as native
 from service.search import search
 from tests.native.twins import check_position, needs, negamax, random_game
 

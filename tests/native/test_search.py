@@ -7,9 +7,9 @@ from __future__ import annotations
 import threading
 import time
 
-from service.native import engine as native
 from service.games import GAMES
 from service.games.base import Limits
+from service.native import engine as native
 from tests.native.twins import needs
 
 pytestmark = needs("reversi")
