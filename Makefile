@@ -7,8 +7,9 @@ PY := $(BIN)/python
 INSTALLED := $(VENV)/.installed
 GEN_DIR := service/gen
 GENERATED := $(GEN_DIR)/.generated
-NATIVE := $(GEN_DIR)/kalah_search.so $(GEN_DIR)/reversi_endgame.so $(GEN_DIR)/gamerules_native.so
-NATIVE_SOURCES := $(wildcard service/native/*.c)
+NATIVE := $(GEN_DIR)/kalah_search.so $(GEN_DIR)/reversi_endgame.so
+ENGINE := $(GEN_DIR)/gamerules_native.so
+ENGINE_SOURCES := $(wildcard service/native/*.c)
 PROTOS := $(wildcard proto/gamerules/v1/*.proto)
 # The venv's site-packages (evaluated by the shell inside recipes, once the venv exists).
 PURELIB = $$($(PY) -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')
@@ -18,7 +19,7 @@ HTTP_PORT ?= 8080
 
 .PHONY: install proto run test lint format typecheck bench lock clean
 
-install: $(INSTALLED) $(GENERATED) $(NATIVE)
+install: $(INSTALLED) $(GENERATED) $(NATIVE) $(ENGINE)
 
 # The virtual environment with every pinned package, and a .pth so `service` and the generated
 # `gamerules.v1` packages import from this checkout; the client library and its `gamerules` command, editable.
@@ -47,11 +48,11 @@ $(GEN_DIR)/%.so: service/games/%.c $(GENERATED)
 
 # The native search core and its game kernels (service/native/*.c), one library loaded by service/native with
 # ctypes (which releases the GIL while a search runs). The same flags as the kernels above, for the same reason.
-$(GEN_DIR)/gamerules_native.so: $(NATIVE_SOURCES) service/native/kernel.h $(GENERATED)
-	$(CC) -O2 -ffp-contract=off -shared -fPIC -o $@ $(NATIVE_SOURCES) -lm || echo "no C compiler: the search runs in Python"
+$(ENGINE): $(ENGINE_SOURCES) service/native/kernel.h $(GENERATED)
+	$(CC) -O2 -ffp-contract=off -shared -fPIC -o $@ $(ENGINE_SOURCES) -lm || echo "no C compiler: the search runs in Python"
 
 proto: $(INSTALLED)
-	rm -f $(GENERATED) && $(MAKE) --no-print-directory $(GENERATED) $(NATIVE)
+	rm -f $(GENERATED) && $(MAKE) --no-print-directory $(GENERATED) $(NATIVE) $(ENGINE)
 
 run: install
 	$(PY) -m service.run --grpc-port $(GRPC_PORT) --http-port $(HTTP_PORT)

@@ -106,7 +106,7 @@ typedef struct {
     int reason;
     int solve;
     int32_t killers[MAX_PLY][2];
-    uint32_t history[3][GR_MOVE_RANGE];
+    uint64_t history[3][GR_MOVE_RANGE]; /* depth * depth per cutoff: a proof at depth 1000 would overflow 32 bits */
     jmp_buf unwind;
 } ctx;
 
@@ -146,16 +146,26 @@ static void check(ctx *c) {
     if (expired(c)) longjmp(c->unwind, 1);
 }
 
+/* The table: buckets of two entries (the index's low bit cleared). A new position takes the bucket's empty or
+ * shallower entry, so the entries near the root of a long proof survive the flood of shallow ones. */
 static tt_entry *tt_probe(ctx *c, uint64_t key) {
     if (!c->tt) return NULL;
-    tt_entry *e = &c->tt[key & c->tt_mask];
-    return e->key == key && e->flag != EMPTY ? e : NULL;
+    tt_entry *e = &c->tt[key & c->tt_mask & ~1ULL];
+    if (e[0].key == key && e[0].flag != EMPTY) return &e[0];
+    if (e[1].key == key && e[1].flag != EMPTY) return &e[1];
+    return NULL;
 }
 
 static void tt_store(ctx *c, uint64_t key, int depth, double value, int flag, int move, int proved) {
     if (!c->tt) return;
-    tt_entry *e = &c->tt[key & c->tt_mask];
-    /* Keep a deeper (or proved) entry of the same position; anything else is replaced. */
+    tt_entry *b = &c->tt[key & c->tt_mask & ~1ULL], *e;
+    if (b[0].key == key && b[0].flag != EMPTY)
+        e = &b[0];
+    else if (b[1].key == key && b[1].flag != EMPTY)
+        e = &b[1];
+    else
+        e = b[0].flag == EMPTY || (b[1].flag != EMPTY && b[0].depth <= b[1].depth) ? &b[0] : &b[1];
+    /* Keep a deeper (or proved) entry of the same position. */
     if (e->key == key && e->flag != EMPTY && !proved && (e->proved || e->depth > depth)) return;
     e->key = key;
     e->value = value;
@@ -183,11 +193,11 @@ static int index_of(const int *moves, int n, int m) {
 
 /* Table move, killers, then the kernel's order re-sorted (stably) by history: the Python search's order. */
 static void order(ctx *c, int *moves, int n, int seat, int tt_move, int ply, int solving) {
-    const uint32_t *hist = c->history[seat];
+    const uint64_t *hist = c->history[seat];
     /* In a proof the kernel's own order (Reversi: fewest replies first) beats history and killers. */
     for (int i = solving ? n : 1; i < n; i++) { /* stable insertion sort, highest history first */
         int m = moves[i];
-        uint32_t h = hist[m];
+        uint64_t h = hist[m];
         int j = i - 1;
         while (j >= 0 && hist[moves[j]] < h) {
             moves[j + 1] = moves[j];
@@ -311,7 +321,7 @@ static double node(ctx *c, const void *pos, int depth, double alpha, double beta
                         kill[1] = kill[0];
                         kill[0] = m;
                     }
-                    c->history[seat][m] += (uint32_t)(depth * depth);
+                    c->history[seat][m] += (uint64_t)depth * (uint64_t)depth;
                     if (use_tt) tt_store(c, key, depth, v, LOWER, m, p);
                     *proved = p;
                     return v;
@@ -458,7 +468,7 @@ int gr_search(const char *game, const void *state, const gr_limits *lim, volatil
     c->countdown = 1;
     c->solve = lim->solve;
     if (lim->tt_entries) {
-        uint64_t size = 1;
+        uint64_t size = 2;
         while (size * 2 <= lim->tt_entries) size *= 2;
         c->tt = calloc(size, sizeof(tt_entry)); /* zeroed pages come lazily: no cost for an unused table */
         if (!c->tt) {

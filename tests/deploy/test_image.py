@@ -227,3 +227,18 @@ def test_the_entry_point_runs_any_other_command():
         check=False,
     )
     assert done.returncode == 0 and done.stdout == "hello\n"
+
+
+def test_the_build_compiles_the_native_search_engine_like_the_makefile():
+    """The native search engine (``service/native/*.c``): one library from all its sources, with the kernels'
+    flags, in the image as in a checkout (``service.native.engine`` loads ``service/gen/gamerules_native.so``)."""
+    run = " ".join(args for word, args in _stages()[0] if word == "RUN")
+    makefile = (ROOT / "Makefile").read_text()
+    assert "ENGINE := $(GEN_DIR)/gamerules_native.so" in makefile
+    assert "ENGINE_SOURCES := $(wildcard service/native/*.c)" in makefile
+    assert "$(CC) -O2 -ffp-contract=off -shared -fPIC -o $@ $(ENGINE_SOURCES) -lm" in makefile
+    assert "cc -O2 -ffp-contract=off -shared -fPIC -o service/gen/gamerules_native.so service/native/*.c -lm" in run
+    from service.games import native
+    from service.native import engine
+
+    assert native.library_path(engine.LIBRARY).relative_to(ROOT).as_posix() == "service/gen/gamerules_native.so"
