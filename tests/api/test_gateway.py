@@ -14,10 +14,10 @@ import pytest
 
 from service.api.gateway import compile_template, parse_error_field
 from service.api.gateway_server import parse_bind
-from service.games import GAMES, default_options
+from service.engines import GAMES
 from tests.api.conftest import QUIET, free_port, gateway_command, http, wait_http
 
-START = GAMES["reversi"].new_position(default_options(GAMES["reversi"]), "").to_notation()
+START = GAMES["reversi"].new_position().to_notation()
 
 
 def reason_of(body: dict) -> str:
@@ -53,7 +53,7 @@ def test_games_and_the_done_when_walkthrough(gateway_url):
 
     status, body, _ = http(gateway_url, "/v1/games/reversi:legalMoves", {"position": {"notation": START}})
     assert status == 200
-    # Board order (row by row from the top), as rules.md orders cells.
+    # Board order (row by row from the top), as the games' docs order cells.
     assert [m["notation"] for m in body["moves"]] == ["d3", "c4", "f5", "e6"]
     assert body["toMove"] == 1 and body["gameOver"] is False and body["totalSize"] == 4
     assert body["nextPageToken"] == ""
