@@ -161,6 +161,23 @@ def parse_error_field(message: str) -> str:
     return ".".join(path)
 
 
+def null_field(body: dict[str, Any]) -> str | None:
+    """The path of the first ``null`` in a request body (``position.dots_and_boxes``, ``moves[2]``), if any. proto3
+    JSON reads null as "unset"; the API refuses it, so what the OpenAPI document calls invalid is refused too
+    (docs/api.md). Walked without recursion: the body may be deep."""
+    stack: list[tuple[str, Any]] = [("", body)]
+    while stack:
+        path, value = stack.pop()
+        if value is None:
+            return path or "body"
+        if isinstance(value, dict):
+            named = ((_snake(str(key)), item) for key, item in reversed(value.items()))
+            stack.extend((f"{path}.{key}" if path else key, item) for key, item in named)
+        elif isinstance(value, list):
+            stack.extend((f"{path}[{index}]", item) for index, item in reversed(list(enumerate(value))))
+    return None
+
+
 def _timeout(default_s: float) -> float | Response:
     header = request.headers.get("Grpc-Timeout", "")
     if not header:
@@ -235,7 +252,7 @@ def create_app(backend: str | None = None, timeout_s: float | None = None) -> Fl
     app.config["MAX_CONTENT_LENGTH"] = max_body
     _instrument(app)
     install_cors(app, origins_from_env())  # GAMERULES_CORS_ORIGINS; none: no CORS headers
-    app.add_url_rule("/openapi.json", "openapi", serve_openapi)
+    app.add_url_rule("/openapi.json", "openapi", lambda: serve_openapi(bool(api_keys)))
 
     @app.get("/healthz")
     def healthz() -> Response:
@@ -258,7 +275,10 @@ def create_app(backend: str | None = None, timeout_s: float | None = None) -> Fl
         body = json.dumps({"status": "ready" if serving else "not serving"})
         return Response(body, 200 if serving else 503, mimetype="application/json")
 
-    @app.route("/v1/<path:subpath>", methods=["GET", "POST", "PUT", "PATCH", "DELETE"])
+    # OPTIONS by hand: Flask's automatic answer would list every verb of this catch-all rule in Allow.
+    @app.route(
+        "/v1/<path:subpath>", methods=["GET", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"], provide_automatic_options=False
+    )
     def dispatch(subpath: str) -> Response:
         if api_keys and not api_keys.accepts(auth.presented_key(lambda name: request.headers.get(name))):
             response = status_response(auth.unauthenticated().to_status())
@@ -290,6 +310,10 @@ def create_app(backend: str | None = None, timeout_s: float | None = None) -> Fl
                     return error_response(
                         code_pb2.INVALID_ARGUMENT, "body: must be a JSON object", "INVALID_JSON", "body"
                     )
+                null = null_field(body)
+                if null is not None:
+                    text = f"{null}: null is not a value here; leave the field out for its default"
+                    return error_response(code_pb2.INVALID_ARGUMENT, text, "INVALID_JSON", null)
                 try:
                     json_format.ParseDict(body, message)
                 except (json_format.ParseError, ValueError, TypeError, RecursionError) as error:

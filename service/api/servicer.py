@@ -27,6 +27,7 @@ from gamerules.v1 import gamerules_pb2 as pb
 from gamerules.v1 import gamerules_pb2_grpc as pb_grpc
 from service.api import codec
 from service.api.errors import ApiError, from_rules_error, invalid, overloaded, unknown_game
+from service.api.required import check_required
 from service.games import GAMES, base
 from service.games.base import Game
 
@@ -37,6 +38,9 @@ MAX_PAGE_SIZE = 1000
 MAX_MOVES_PER_CALL = 4096
 MAX_BATCH = 100
 MAX_TOP_N = 64
+MAX_SEED_CHARS = 1024
+MAX_LEVEL_CHARS = 64  # longer than any level name
+MAX_PAGE_TOKEN_CHARS = 64  # longer than any page token
 _FIELD_LIMIT = 2**31 - 1
 
 
@@ -64,11 +68,13 @@ _Response = TypeVar("_Response")
 
 
 def _rpc(method: Callable[[Any, _Request, grpc.ServicerContext], _Response]) -> Callable[..., _Response]:
-    """Turn ApiError into a Status answer and any other exception into a logged INTERNAL."""
+    """Check the request's REQUIRED fields, then turn ApiError into a Status answer and any other exception
+    into a logged INTERNAL."""
 
     @functools.wraps(method)
     def wrapper(self: Any, request: _Request, context: grpc.ServicerContext) -> _Response:
         try:
+            check_required(request)  # type: ignore[arg-type]
             return method(self, request, context)
         except ApiError as error:
             context.abort_with_status(rpc_status.to_status(error.to_status()))
@@ -115,7 +121,7 @@ class GameRulesServicer(pb_grpc.GameRulesServicer):
         if not token:
             return 0
         bad = invalid("page_token", "not a page token of this position's listing", "INVALID_PAGE_TOKEN")
-        if len(token) > 64:
+        if len(token) > MAX_PAGE_TOKEN_CHARS:
             raise bad
         try:
             raw = base64.urlsafe_b64decode(token + "=" * (-len(token) % 4))
@@ -142,8 +148,8 @@ class GameRulesServicer(pb_grpc.GameRulesServicer):
     @_rpc
     def NewGame(self, request: pb.NewGameRequest, context: grpc.ServicerContext) -> pb.NewGameResponse:
         game = self._game(request.game)
-        if len(request.seed) > 1024:
-            raise invalid("seed", f"is {len(request.seed)} characters long; at most 1024")
+        if len(request.seed) > MAX_SEED_CHARS:
+            raise invalid("seed", f"is {len(request.seed)} characters long; at most {MAX_SEED_CHARS}")
         options = codec.decode_options(game, request.options)
         # No seed means "a new game", not "the same game every time": pick one and say which.
         seed = request.seed or secrets.token_hex(8)
@@ -271,12 +277,12 @@ class GameRulesServicer(pb_grpc.GameRulesServicer):
         game = self._game(request.game)
         position = codec.decode_position(game, request.position)
         limits = _decode_limits(request.limits, self._config.max_think_ms)
-        if request.top_n < 0:
-            raise invalid("top_n", f"must not be negative, got {request.top_n}")
-        top_n = min(max(request.top_n, 1), MAX_TOP_N)
-        if len(request.seed) > 1024:
-            raise invalid("seed", f"is {len(request.seed)} characters long; at most 1024")
-        if len(request.level) > 64:
+        if not 0 <= request.top_n <= MAX_TOP_N:
+            raise invalid("top_n", f"must be 0 (one move) to {MAX_TOP_N}, got {request.top_n}")
+        top_n = max(request.top_n, 1)
+        if len(request.seed) > MAX_SEED_CHARS:
+            raise invalid("seed", f"is {len(request.seed)} characters long; at most {MAX_SEED_CHARS}")
+        if len(request.level) > MAX_LEVEL_CHARS:
             raise invalid("level", "is longer than any level name", "UNKNOWN_LEVEL")
         if position.outcome() is not None:
             raise from_rules_error(base.GameOverError("the game is over: there is no move to choose"), "position")
