@@ -17,6 +17,7 @@ from google.protobuf.message import Message
 from gamerules.v1 import gamerules_pb2 as pb
 from service.api import protojson
 from service.api.errors import from_rules_error, invalid
+from service.api.required import check_required
 from service.games import base, default_options
 from service.games.base import Game
 
@@ -52,6 +53,8 @@ def decode_position(game: Game, message: pb.Position, field: str = "position") -
             from_text = game.parse_position(_checked_notation(message.notation, f"{field}.notation"))
     except base.RulesError as error:
         raise from_rules_error(error, f"{field}.notation", text=True) from None
+    if which is not None:
+        check_required(getattr(message, own), f"{field}.{own}")
     try:
         if which is not None:
             from_struct = game.position_from_fields(_fields_of(getattr(message, own)))
@@ -88,6 +91,8 @@ def decode_move(game: Game, position: base.Position, message: pb.Move, field: st
             from_text = position.parse_move(_checked_notation(message.notation, f"{field}.notation"))
     except base.RulesError as error:
         raise from_rules_error(error, f"{field}.notation", text=True) from None
+    if which is not None:
+        check_required(getattr(message, own), f"{field}.{own}")
     try:
         if which is not None:
             from_struct = position.move_from_fields(_fields_of(getattr(message, own)))

@@ -161,20 +161,36 @@ def parse_error_field(message: str) -> str:
     return ".".join(path)
 
 
-def null_field(body: dict[str, Any]) -> str | None:
-    """The path of the first ``null`` in a request body (``position.dots_and_boxes``, ``moves[2]``), if any. proto3
-    JSON reads null as "unset"; the API refuses it, so what the OpenAPI document calls invalid is refused too
-    (docs/api.md). Walked without recursion: the body may be deep."""
-    stack: list[tuple[str, Any]] = [("", body)]
+# Messages whose contents may be JSON null (a Struct's entries, a list's items): never walked into.
+_NULL_ALLOWED = frozenset({"google.protobuf.Struct", "google.protobuf.Value", "google.protobuf.ListValue"})
+
+
+def null_field(body: dict[str, Any], message: descriptor.Descriptor) -> str | None:
+    """The path of the first field set to ``null`` in a request body for ``message`` (``position.reversi``,
+    ``moves[2]``), if any. proto3 JSON reads null as "unset"; the API refuses it, so what the OpenAPI document
+    calls invalid is refused too (docs/api.md). Walked without recursion: the body may be deep; keys that are
+    no field are left to the parser, which refuses them."""
+    stack: list[tuple[str, Any, descriptor.Descriptor]] = [("", body, message)]
     while stack:
-        path, value = stack.pop()
-        if value is None:
-            return path or "body"
-        if isinstance(value, dict):
-            named = ((_snake(str(key)), item) for key, item in reversed(value.items()))
-            stack.extend((f"{path}.{key}" if path else key, item) for key, item in named)
-        elif isinstance(value, list):
-            stack.extend((f"{path}[{index}]", item) for index, item in reversed(list(enumerate(value))))
+        path, value, kind = stack.pop()
+        if not isinstance(value, dict):
+            continue
+        fields = {**{f.name: f for f in kind.fields}, **{f.json_name: f for f in kind.fields}}
+        for key, item in value.items():
+            field = fields.get(key)
+            if field is None:
+                continue
+            where = f"{path}.{field.name}" if path else field.name
+            inner = field.message_type if field.type == descriptor.FieldDescriptor.TYPE_MESSAGE else None
+            if inner is not None and inner.full_name == "google.protobuf.Value":
+                continue  # null is a Value
+            items = list(enumerate(item)) if field.is_repeated and isinstance(item, list) else [(None, item)]
+            for index, element in items:
+                at = where if index is None else f"{where}[{index}]"
+                if element is None:
+                    return at
+                if inner is not None and inner.full_name not in _NULL_ALLOWED:
+                    stack.append((at, element, inner))
     return None
 
 
@@ -310,7 +326,7 @@ def create_app(backend: str | None = None, timeout_s: float | None = None) -> Fl
                     return error_response(
                         code_pb2.INVALID_ARGUMENT, "body: must be a JSON object", "INVALID_JSON", "body"
                     )
-                null = null_field(body)
+                null = null_field(body, route.method.input_type)
                 if null is not None:
                     text = f"{null}: null is not a value here; leave the field out for its default"
                     return error_response(code_pb2.INVALID_ARGUMENT, text, "INVALID_JSON", null)

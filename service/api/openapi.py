@@ -197,8 +197,9 @@ def _comments() -> dict[str, str]:
 class _Builder:
     """Collects the component schemas while walking the messages the service uses.
 
-    ``outputs`` are the messages only answers carry: the gateway writes every field of theirs that has no
-    presence (proto3 JSON with defaults), so those fields are ``required`` there. In messages requests use,
+    ``outputs`` are the messages only answers carry: the servicer sets every field of theirs but the
+    ``optional`` ones, and the gateway writes fields without presence even at their defaults, so the rest
+    are ``required`` there. In messages requests use,
     ``required`` lists the REQUIRED fields (``google.api.field_behavior``), which the servicer enforces."""
 
     def __init__(self, comments: dict[str, str], outputs: frozenset[str]) -> None:
@@ -244,37 +245,47 @@ class _Builder:
     def _required(self, message: descriptor.Descriptor, field: descriptor.FieldDescriptor) -> bool:
         if field_behavior_pb2.REQUIRED in behaviors(field):
             return True
-        return message.full_name in self.outputs and not field.has_presence
+        # The servicer fills every field of an answer but the `optional` ones (and any oneof's).
+        return message.full_name in self.outputs and field.containing_oneof is None
 
     def _alternatives(self, message: descriptor.Descriptor) -> dict[str, Any]:
         """Position and Move: the notation alone, or one game's structured form with the notation optional
         (both given must agree). Answers carry both, so each matches its game's branch: exactly one."""
         notation = message.fields_by_name["notation"]
         forms = message.oneofs_by_name["game"].fields
-        branches = [
-            {
-                "title": "notation",
-                "type": "object",
-                "properties": {notation.json_name: self.field(notation)},
-                "required": [notation.json_name],
-                "additionalProperties": False,
-            }
-        ]
+        # The structured forms come first: a client trying the branches in order must not read an answer
+        # (which carries both) as the notation alone.
+        branches = []
         for form in forms:
             branches.append(
                 {
-                    "title": form.json_name,
+                    "title": f"{message.name} as {form.json_name}",
                     "type": "object",
                     "properties": {notation.json_name: self.field(notation), form.json_name: self.field(form)},
                     "required": [form.json_name],
                     "additionalProperties": False,
                 }
             )
-        schema = self._described({"type": "object", "oneOf": branches}, message.full_name)
+        branches.append(
+            {
+                "title": f"{message.name} by notation",
+                "type": "object",
+                "properties": {notation.json_name: self.field(notation)},
+                "required": [notation.json_name],
+                "additionalProperties": False,
+            }
+        )
+        # Each branch is a component of its own (code generators name a type after it).
+        refs = []
+        for branch in branches:
+            name = f"{message.full_name}.{branch['title'].rsplit(' ', 1)[1]}"
+            self.schemas[name] = branch
+            refs.append(_ref(name))
+        schema = self._described({"type": "object", "oneOf": refs}, message.full_name)
         note = (
-            f"Either `{notation.json_name}` alone or one game's structured form "
-            f"({', '.join(f'`{f.json_name}`' for f in forms)}), optionally with `{notation.json_name}` "
-            "(the two must then agree); answers carry both."
+            f"One game's structured form ({', '.join(f'`{f.json_name}`' for f in forms)}), optionally with "
+            f"`{notation.json_name}` (the two must then agree), or `{notation.json_name}` alone; answers carry "
+            "both."
         )
         schema["description"] = "\n\n".join([schema.get("description", ""), note]).strip()
         return schema

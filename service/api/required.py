@@ -4,7 +4,9 @@ missing is INVALID_ARGUMENT with a BadRequest field violation naming it (``posit
 lists (``service/api/openapi.py``), so the contract and the check cannot drift apart.
 
 A field is missing when it is unset: a message field without a value, an empty repeated field, a scalar at
-its proto3 default (``""``, ``0``). Set message fields are checked inside, with the field's path as prefix.
+its proto3 default (``""``, ``0``). Set message fields are checked inside, with the field's path as prefix,
+but for positions and moves: their structured forms are checked by ``service/api/codec.py`` once it knows
+the form is the game's own (a Kalah position sent to Reversi is reported as that, not as a missing field).
 """
 
 from __future__ import annotations
@@ -17,8 +19,15 @@ from google.protobuf.message import Message
 
 from service.api.errors import ApiError, invalid
 
+# Checked by the codec, after it has matched the structured form to the game.
+DECODED = frozenset({"gamerules.v1.Position", "gamerules.v1.Move"})
 # The reason a missing field is reported with: the one its kind of value has elsewhere in the API.
-_REASONS = {"position": "INVALID_POSITION", "positions": "INVALID_POSITION", "move": "INVALID_MOVE"}
+_REASONS = {
+    "position": "INVALID_POSITION",
+    "positions": "INVALID_POSITION",
+    "move": "INVALID_MOVE",
+    "moves": "INVALID_MOVE",
+}
 
 
 def behaviors(field: FieldDescriptor) -> frozenset[int]:
@@ -31,7 +40,11 @@ def _plan(message: Descriptor) -> tuple[tuple[FieldDescriptor, ...], tuple[Field
     """(the REQUIRED fields, the message fields that may hold REQUIRED fields of their own)."""
     required = tuple(f for f in message.fields if field_behavior_pb2.REQUIRED in behaviors(f))
     nested = tuple(
-        f for f in message.fields if f.type == FieldDescriptor.TYPE_MESSAGE and _holds_required(f.message_type)
+        f
+        for f in message.fields
+        if f.type == FieldDescriptor.TYPE_MESSAGE
+        and f.message_type.full_name not in DECODED
+        and _holds_required(f.message_type)
     )
     return required, nested
 

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from typing import Any, TypeVar
 
 import grpc
+from google.protobuf.message import Message
 from grpc_status import rpc_status
 
 from gamerules.v1 import gamerules_pb2 as pb
@@ -74,7 +75,7 @@ def _rpc(method: Callable[[Any, _Request, grpc.ServicerContext], _Response]) -> 
     @functools.wraps(method)
     def wrapper(self: Any, request: _Request, context: grpc.ServicerContext) -> _Response:
         try:
-            check_required(request)  # type: ignore[arg-type]
+            self._check(request)
             return method(self, request, context)
         except ApiError as error:
             context.abort_with_status(rpc_status.to_status(error.to_status()))
@@ -102,6 +103,13 @@ class GameRulesServicer(pb_grpc.GameRulesServicer):
         self._described = {game_id: codec.encode_game(game) for game_id, game in games.items()}
 
     # --- helpers ---------------------------------------------------------------------------------
+
+    def _check(self, request: Message) -> None:
+        """An unknown game first (a wrong path says more than a missing field), then the REQUIRED fields."""
+        for name in ("game", "name"):
+            if name in request.DESCRIPTOR.fields_by_name and getattr(request, name):
+                self._game(getattr(request, name), name)
+        check_required(request)
 
     def _game(self, name: str, field: str = "game") -> Game:
         if not name:
