@@ -293,7 +293,9 @@ def create_app(backend: str | None = None, timeout_s: float | None = None) -> Fl
 
     # OPTIONS by hand: Flask's automatic answer would list every verb of this catch-all rule in Allow.
     @app.route(
-        "/v1/<path:subpath>", methods=["GET", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"], provide_automatic_options=False
+        "/v1/<path:subpath>",
+        methods=["GET", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"],
+        provide_automatic_options=False,
     )
     def dispatch(subpath: str) -> Response:
         if api_keys and not api_keys.accepts(auth.presented_key(lambda name: request.headers.get(name))):
