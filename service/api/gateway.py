@@ -163,13 +163,16 @@ def parse_error_field(message: str) -> str:
 
 # Messages whose contents may be JSON null (a Struct's entries, a list's items): never walked into.
 _NULL_ALLOWED = frozenset({"google.protobuf.Struct", "google.protobuf.Value", "google.protobuf.ListValue"})
+_FD = descriptor.FieldDescriptor
+# 64-bit integers are strings in proto3 JSON; 32-bit ones are numbers.
+_INTEGERS_32 = frozenset({_FD.TYPE_INT32, _FD.TYPE_SINT32, _FD.TYPE_SFIXED32, _FD.TYPE_UINT32, _FD.TYPE_FIXED32})
 
 
-def null_field(body: dict[str, Any], message: descriptor.Descriptor) -> str | None:
-    """The path of the first field set to ``null`` in a request body for ``message`` (``position.reversi``,
-    ``moves[2]``), if any. proto3 JSON reads null as "unset"; the API refuses it, so what the OpenAPI document
-    calls invalid is refused too (docs/api.md). Walked without recursion: the body may be deep; keys that are
-    no field are left to the parser, which refuses them."""
+def strict_json_error(body: dict[str, Any], message: descriptor.Descriptor) -> tuple[str, str] | None:
+    """(field path, what is wrong) for the first value of a request body that the OpenAPI document calls
+    invalid but proto3 JSON would read anyway: ``null`` (read as "unset") and a 32-bit integer written as a
+    string (``"5"``). The API accepts exactly what its document describes (docs/api.md). Walked without
+    recursion: the body may be deep; keys that are no field are left to the parser, which refuses them."""
     stack: list[tuple[str, Any, descriptor.Descriptor]] = [("", body, message)]
     while stack:
         path, value, kind = stack.pop()
@@ -181,14 +184,16 @@ def null_field(body: dict[str, Any], message: descriptor.Descriptor) -> str | No
             if field is None:
                 continue
             where = f"{path}.{field.name}" if path else field.name
-            inner = field.message_type if field.type == descriptor.FieldDescriptor.TYPE_MESSAGE else None
+            inner = field.message_type if field.type == _FD.TYPE_MESSAGE else None
             if inner is not None and inner.full_name == "google.protobuf.Value":
                 continue  # null is a Value
             items = list(enumerate(item)) if field.is_repeated and isinstance(item, list) else [(None, item)]
             for index, element in items:
                 at = where if index is None else f"{where}[{index}]"
                 if element is None:
-                    return at
+                    return at, "null is not a value here; leave the field out for its default"
+                if field.type in _INTEGERS_32 and isinstance(element, str):
+                    return at, "a number is written without quotes"
                 if inner is not None and inner.full_name not in _NULL_ALLOWED:
                     stack.append((at, element, inner))
     return None
@@ -328,10 +333,10 @@ def create_app(backend: str | None = None, timeout_s: float | None = None) -> Fl
                     return error_response(
                         code_pb2.INVALID_ARGUMENT, "body: must be a JSON object", "INVALID_JSON", "body"
                     )
-                null = null_field(body, route.method.input_type)
-                if null is not None:
-                    text = f"{null}: null is not a value here; leave the field out for its default"
-                    return error_response(code_pb2.INVALID_ARGUMENT, text, "INVALID_JSON", null)
+                strict = strict_json_error(body, route.method.input_type)
+                if strict is not None:
+                    field, text = strict
+                    return error_response(code_pb2.INVALID_ARGUMENT, f"{field}: {text}", "INVALID_JSON", field)
                 try:
                     json_format.ParseDict(body, message)
                 except (json_format.ParseError, ValueError, TypeError, RecursionError) as error:

@@ -1,16 +1,23 @@
 """The OpenAPI 3.1 document of the REST gateway, generated at run time from the proto descriptors.
 
-Nothing here names an RPC or a field: every ``google.api.http`` rule of the GameRules service becomes a path
-(``/v1/{game=games/*}:newGame`` is written ``/v1/games/{game}:newGame``, the variable's ``*`` becoming the
-path parameter), every message reachable from the service becomes a schema under ``components``, in the
+The paths and schemas come from the protos: every ``google.api.http`` rule of the GameRules service becomes a
+path (``/v1/{game=games/*}:newGame`` is written ``/v1/games/{game}:newGame``, the variable's ``*`` becoming
+the path parameter), every message reachable from the service becomes a schema under ``components``, in the
 proto3 JSON mapping the gateway speaks (lowerCamelCase names, 64-bit integers as strings, ``Struct`` and
-``Value`` free-form, ``Any`` as an object with ``@type``), and every error is the ``google.rpc.Status``.
-Descriptions come from the proto comments when the descriptor set with source info that ``make proto``
-writes next to the generated code (``service/gen/gamerules.binpb``) is there; without it the document is
-the same less the prose.
+``Value`` free-form, ``Any`` as an object with ``@type``, unknown fields refused). ``required`` comes from the
+fields' ``google.api.field_behavior`` (REQUIRED, which the servicer enforces; OUTPUT_ONLY is ``readOnly``) and,
+in messages only answers carry, from what the servicer always fills. Descriptions come from the proto comments
+when the descriptor set with source info that ``make proto`` writes next to the generated code
+(``service/gen/gamerules.binpb``) is there; without it the document is the same less the prose.
 
-The schemas describe the canonical JSON, which is what responses carry; the parser also accepts what
-proto3 JSON allows besides (the original snake_case names, integers written as strings).
+What the protos cannot say is added here, each from its one source: the closed word sets as enums
+(``service/games/base.py``), ranges and lengths (the servicer's limits), a position or move as ``oneOf`` its
+notation or a game's structured form, the recorded examples (``service/api/examples.py``), each error status
+grpc-gateway's mapping can give with its ``google.rpc.Status`` body and headers, the API-key schemes of
+``service/api/auth.py``, and ``servers``.
+
+The schemas describe the canonical JSON, which is what responses carry; requests may also use the original
+snake_case names, as proto3 JSON allows (but not its ``null`` for "unset", nor 32-bit integers in quotes).
 Query parameters are not described: no GET rule of the service has fields left for them, and the gateway
 reads none.
 """
