@@ -1,5 +1,5 @@
-"""The native search engine: one C search core (``service/native/search.c``) over per-game kernels
-(``service/native/<game>.c``, the interface in ``kernel.h``), built by the Makefile into
+"""The native search engine: one C search core (``service/native/search/core.c``) over per-game kernels
+(``service/native/search/<game>.c``, the interface in ``search/kernel.h``), built by the Makefile into
 ``service/gen/gamerules_native.so`` and loaded with ctypes, which releases the GIL while a search runs: a
 process serves several searches at once on several cores.
 
@@ -7,7 +7,7 @@ process serves several searches at once on several cores.
 (the same semantics: iterative-deepening PVS with aspiration windows, a transposition table made for the call
 and freed at its end, the proved flag, seats that move twice in a row, the solve mode), or None when the
 native engine cannot take the position: not built, turned off (``GAMERULES_NO_NATIVE=1``,
-``service.games.native.use_native(False)``), a game without a kernel, or a position its kernel does not hold
+``service.native.use_native(False)``), a game without a kernel, or a position its kernel does not hold
 (Reversi boards above 8x8). Callers then stay on the Python search.
 
 Python validates, the kernel computes: a position reaches the kernel only as an engine position, packed by
@@ -23,8 +23,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from service.games import native as kernels
-from service.games.base import GameOverError, Limits, ScoredMove, SearchResult, StopSignal
+from service import native as kernels
+from service.core import GameOverError, Limits, ScoredMove, SearchResult, StopSignal
 from service.native import kalah, petak_sawah, reversi
 
 LIBRARY = "gamerules_native"

@@ -1,4 +1,4 @@
-"""Kalah's adapter for the native search (``service/native/kalah.c``): the engine's board tuple (holes in
+"""Kalah's adapter for the native search (``service/native/search/kalah.c``): the engine's board tuple (holes in
 sowing order) in the kernel's state; moves (pit numbers) are the same on both sides. Every option the engine
 has fits (at most 12 pits a side)."""
 

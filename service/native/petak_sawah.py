@@ -1,4 +1,4 @@
-"""Petak Sawah's adapter for the native search (``service/native/petak_sawah.c``): the engine's cell masks in
+"""Petak Sawah's adapter for the native search (``service/native/search/petak_sawah.c``): the engine's cell masks in
 the kernel's state; moves (cell indices) are the same on both sides. Boards of at most 64 cells fit (the
 default 5x5 among them); larger ones answer None and stay on the Python search."""
 

@@ -1,4 +1,4 @@
-"""Reversi's adapter for the native search (``service/native/reversi.c``): the engine's bitboards in the
+"""Reversi's adapter for the native search (``service/native/search/reversi.c``): the engine's bitboards in the
 kernel's state, and moves both ways. Boards of side 4, 6 and 8 fit the kernel's 64-bit bitboards; larger
 boards answer None and stay on the Python search."""
 

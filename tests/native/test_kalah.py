@@ -1,5 +1,5 @@
-"""Kalah's native kernel (``service/native/kalah.c``) identical to the Python engine (rules.md §2 by way of
-``service/games/kalah.py``) over random games of every option (pits per side, seeds per pit, first seat),
+"""Kalah's native kernel (``service/native/search/kalah.c``) identical to the Python engine (rules.md §2 by way of
+``service/engines/kalah``) over random games of every option (pits per side, seeds per pit, first seat),
 and the native search's values against a plain negamax and the Python search's proofs."""
 
 from __future__ import annotations
@@ -8,8 +8,8 @@ import random
 
 import pytest
 
-from service.games import GAMES
-from service.games.base import Limits
+from service.engines import GAMES
+from service.core import Limits
 from service.native import engine as native
 from service.search import search
 from tests.native.twins import check_position, needs, negamax, random_game

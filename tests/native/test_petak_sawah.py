@@ -1,5 +1,5 @@
-"""Petak Sawah's native kernel (``service/native/petak_sawah.c``) identical to the Python engine (rules.md §1
-by way of ``service/games/petak_sawah.py``) over random games of every option the kernel holds (rows and
+"""Petak Sawah's native kernel (``service/native/search/petak_sawah.c``) identical to the Python engine (rules.md §1
+by way of ``service/engines/petak_sawah``) over random games of every option the kernel holds (rows and
 columns up to 64 cells, seeded rock counts, listed rocks, both openers), and the native search's values
 against a plain negamax and the Python search's proofs (tie-breaks' half points included)."""
 
@@ -9,8 +9,8 @@ import random
 
 import pytest
 
-from service.games import GAMES
-from service.games.base import Limits, RulesError
+from service.engines import GAMES
+from service.core import Limits, RulesError
 from service.native import engine as native
 from service.search import search
 from tests.native.twins import check_position, needs, negamax, random_game

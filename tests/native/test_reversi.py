@@ -1,5 +1,5 @@
-"""Reversi's native kernel (``service/native/reversi.c``) identical to the Python engine (rules.md §4 by way
-of ``service/games/reversi.py``) over random games of every board size the kernel holds and both colour
+"""Reversi's native kernel (``service/native/search/reversi.c``) identical to the Python engine (rules.md §4 by way
+of ``service/engines/reversi``) over random games of every board size the kernel holds and both colour
 assignments, and the native search's values against the Python search and a plain negamax."""
 
 from __future__ import annotations
@@ -8,9 +8,9 @@ import random
 
 import pytest
 
-from service.games import GAMES
-from service.games.base import Limits
-from service.games.reversi import ReversiPosition
+from service.engines import GAMES
+from service.core import Limits
+from service.engines.reversi import ReversiPosition
 from service.native import engine as native
 from service.search import search
 from tests.native.twins import check_position, needs, negamax, random_game
@@ -117,7 +117,7 @@ def test_top_n_scores_like_the_python_search(top_n: int) -> None:
 
 
 def test_native_search_is_off_without_the_library() -> None:
-    from service.games import native as kernels
+    from service import native as kernels
 
     previous = kernels.use_native(False)
     try:

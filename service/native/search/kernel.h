@@ -1,0 +1,54 @@
+/* The per-game kernel interface of the native search core (core.c).
+ *
+ * A kernel is a table of functions over a compact game state (a plain struct of at most GR_STATE_MAX bytes,
+ * copied freely: play writes the child into a buffer of the caller). The Python binding
+ * (service/native/__init__.py) builds the state from an engine position; the kernel never parses text.
+ *
+ * Conventions shared with the Python search (service/search/alphabeta.py):
+ * - seats are 1 and 2; to_move is 0 once the game is over;
+ * - a seat may move several times in a row (Kalah extra turns, Dots and Boxes boxes, Reversi passes that
+ *   play makes itself): the core flips a child's value only when the seat to move changes;
+ * - values are doubles in the game's own units (final margin), from the point of view of the seat asked;
+ * - moves are small non-negative ints below GR_MOVE_RANGE, the kernel's own numbering (the binding maps
+ *   them to engine moves).
+ */
+#ifndef GR_KERNEL_H
+#define GR_KERNEL_H
+
+#include <stdint.h>
+
+#define GR_STATE_MAX 256   /* bytes of the largest state */
+#define GR_MAX_MOVES 256   /* most moves a node may have */
+#define GR_MOVE_RANGE 1024 /* moves are 0 .. GR_MOVE_RANGE-1 (the history table's size) */
+
+typedef struct gr_kernel {
+    const char *name;
+    int state_size;
+    /* Seat to move (1, 2), 0 when the game is over. */
+    int (*to_move)(const void *state);
+    /* The moves the search considers, best first by the game's cheap hints, into out; returns how many.
+     * solving != 0 asks for the order of an exact solve (e.g. fewest replies first), which the kernel may
+     * compute differently; 0 for the engine's own search_moves order. */
+    int (*moves)(const void *state, int *out, int solving);
+    /* The position after a move from moves(), forced passes and the like included. */
+    void (*play)(const void *state, int move, void *out);
+    /* A 64-bit key of the whole state (equal states, equal keys). */
+    uint64_t (*hash)(const void *state);
+    /* Heuristic value for seat (the engine's evaluate), and the exact value of a finished game. */
+    double (*evaluate)(const void *state, int seat);
+    double (*final_value)(const void *state, int seat);
+    /* At most how many plies are left (the solve mode's depth). */
+    int (*plies_left)(const void *state);
+    /* Optional (may be NULL): the exact value of a small endgame for the seat to move, fail-soft within
+     * (alpha, beta); returns 1 and fills *value and *nodes when it takes the node, 0 to let the core search
+     * it. Called only in solve mode; it must stay within about a millisecond. */
+    int (*endgame)(const void *state, double alpha, double beta, double *value, uint64_t *nodes);
+    /* Non-zero when moves(state, out, 1) is the kernel's own proof order (Reversi: fewest replies first), which
+     * the core then keeps in a proof instead of re-sorting by killers and history. */
+    int solving_order;
+    /* Optional (may be NULL): proved bounds on the final value for the seat to move (*lo <= value <= *hi),
+     * e.g. the store margin give or take the seeds still in play; a proof cuts a node off with them. */
+    void (*bounds)(const void *state, double *lo, double *hi);
+} gr_kernel;
+
+#endif

@@ -1,0 +1,376 @@
+/* Reversi's kernel for the native search core (kernel.h): the rules of service/engines/reversi on one
+ * 64-bit bitboard per colour, so boards of side 4, 6 and 8 (larger boards stay on the Python search).
+ *
+ * Square row * size + col is bit row * size + col, as in the Python engine. play makes forced passes itself
+ * (the mover moves again when the other seat has no placement), so a seat may move twice in a row. The
+ * evaluation is the engine's _estimate, operation for operation, so both give the same doubles. The move
+ * PASS_MOVE stands for the engine's PASS (-1). */
+#include <math.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "kernel.h"
+
+#define PASS_MOVE 64
+/* From this many empty squares on, a solve-mode node is answered by solve_small (no table, int values). */
+#define ENDGAME_EMPTIES 7
+#define LAST_EMPTIES 4
+
+typedef struct {
+    uint64_t black;
+    uint64_t white;
+    int32_t to_move;
+    int32_t black_seat;
+    int32_t size;
+    int32_t pad;
+} rv_state;
+
+typedef struct {
+    int n;
+    uint64_t full;
+    int shifts[4];
+    uint64_t masks[4];
+    int nshift[8];
+    uint64_t nsrc[8];
+    uint64_t corners;
+    uint64_t x_corner[4], x_sq[4], c_sq[4];
+    uint64_t order[5];
+} geometry;
+
+static geometry GEO[9]; /* by size: 4, 6, 8 */
+
+static void init_geometry(int size) {
+    geometry *g = &GEO[size];
+    int n = size * size;
+    g->n = n;
+    g->full = n == 64 ? ~0ULL : (1ULL << n) - 1;
+    uint64_t inner = 0, not_last = 0, not_first = 0;
+    for (int i = 0; i < n; i++) {
+        int c = i % size;
+        if (c > 0 && c < size - 1) inner |= 1ULL << i;
+        if (c != size - 1) not_last |= 1ULL << i;
+        if (c != 0) not_first |= 1ULL << i;
+    }
+    int sh[4] = {1, size, size - 1, size + 1};
+    uint64_t mk[4] = {inner, g->full, inner, inner};
+    for (int d = 0; d < 4; d++) g->shifts[d] = sh[d], g->masks[d] = mk[d];
+    int ns[8] = {1, -1, size, -size, size + 1, -(size + 1), size - 1, -(size - 1)};
+    uint64_t src[8] = {not_last, not_first, g->full, g->full, not_last, not_first, not_first, not_last};
+    for (int d = 0; d < 8; d++) g->nshift[d] = ns[d], g->nsrc[d] = src[d];
+    int last = size - 1;
+    int cr[4][2] = {{0, 0}, {0, last}, {last, 0}, {last, last}};
+    uint64_t x_all = 0, c_all = 0, edges = 0;
+    g->corners = 0;
+    for (int i = 0; i < 4; i++) {
+        int r = cr[i][0], c = cr[i][1];
+        int dr = r == 0 ? 1 : -1, dc = c == 0 ? 1 : -1;
+        g->x_corner[i] = 1ULL << (r * size + c);
+        g->corners |= g->x_corner[i];
+        g->x_sq[i] = 1ULL << ((r + dr) * size + c + dc);
+        g->c_sq[i] = (1ULL << ((r + dr) * size + c)) | (1ULL << (r * size + c + dc));
+        x_all |= g->x_sq[i];
+        c_all |= g->c_sq[i];
+    }
+    for (int i = 0; i < n; i++) {
+        int r = i / size, c = i % size;
+        if (r == 0 || r == last || c == 0 || c == last) edges |= 1ULL << i;
+    }
+    edges &= ~(g->corners | c_all);
+    uint64_t interior = g->full & ~(g->corners | c_all | x_all | edges);
+    g->order[0] = g->corners;
+    g->order[1] = edges;
+    g->order[2] = interior;
+    g->order[3] = c_all;
+    g->order[4] = x_all;
+}
+
+__attribute__((constructor)) static void init_all(void) {
+    init_geometry(4);
+    init_geometry(6);
+    init_geometry(8);
+}
+
+static inline int popcount(uint64_t x) { return __builtin_popcountll(x); }
+
+static uint64_t placements(uint64_t me, uint64_t opp, const geometry *g) {
+    uint64_t empty = g->full & ~(me | opp), moves = 0;
+    for (int d = 0; d < 4; d++) {
+        int s = g->shifts[d];
+        uint64_t o = opp & g->masks[d];
+        uint64_t t = (me << s) & o, acc = t;
+        while (t) {
+            t = (t << s) & o;
+            acc |= t;
+        }
+        moves |= acc << s;
+        t = (me >> s) & o;
+        acc = t;
+        while (t) {
+            t = (t >> s) & o;
+            acc |= t;
+        }
+        moves |= acc >> s;
+    }
+    return moves & empty;
+}
+
+static uint64_t flips(uint64_t me, uint64_t opp, uint64_t bit, const geometry *g) {
+    uint64_t out = 0;
+    for (int d = 0; d < 4; d++) {
+        int s = g->shifts[d];
+        uint64_t o = opp & g->masks[d], line = 0, x = bit << s;
+        while (x & o) {
+            line |= x;
+            x <<= s;
+        }
+        if (x & me) out |= line;
+        line = 0;
+        x = bit >> s;
+        while (x & o) {
+            line |= x;
+            x >>= s;
+        }
+        if (x & me) out |= line;
+    }
+    return out;
+}
+
+static uint64_t neighbours(uint64_t discs, const geometry *g) {
+    uint64_t out = 0;
+    for (int d = 0; d < 8; d++) {
+        int s = g->nshift[d];
+        out |= s > 0 ? (discs & g->nsrc[d]) << s : (discs & g->nsrc[d]) >> -s;
+    }
+    return out & g->full;
+}
+
+static inline void sides(const rv_state *p, uint64_t *me, uint64_t *opp) {
+    if (p->to_move == 0 || p->to_move == p->black_seat) {
+        *me = p->black;
+        *opp = p->white;
+    } else {
+        *me = p->white;
+        *opp = p->black;
+    }
+}
+
+static int rv_to_move(const void *s) { return ((const rv_state *)s)->to_move; }
+
+static int squares(uint64_t bits, int *out) {
+    int n = 0;
+    while (bits) {
+        out[n++] = __builtin_ctzll(bits);
+        bits &= bits - 1;
+    }
+    return n;
+}
+
+static int rv_moves(const void *s, int *out, int solving) {
+    const rv_state *p = s;
+    if (p->to_move == 0) return 0;
+    const geometry *g = &GEO[p->size];
+    uint64_t me, opp;
+    sides(p, &me, &opp);
+    uint64_t moves = placements(me, opp, g);
+    if (!moves) {
+        out[0] = PASS_MOVE;
+        return 1;
+    }
+    int n = 0;
+    for (int k = 0; k < 5; k++) n += squares(moves & g->order[k], out + n);
+    if (solving && n > 1) {
+        /* Fewest replies first, a reply on a corner counting double and a corner of our own a little
+         * better (measured on FFO #40 and #42: a few per cent fewer nodes than replies alone; ordering by the
+         * evaluation instead costs a third more). */
+        int key[64];
+        for (int i = 0; i < n; i++) {
+            uint64_t bit = 1ULL << out[i], f = flips(me, opp, bit, g);
+            uint64_t r = placements(opp ^ f, me | bit | f, g);
+            key[i] = popcount(r) * 4 + popcount(r & g->corners) * 4 - ((bit & g->corners) ? 2 : 0);
+        }
+        for (int i = 1; i < n; i++) {
+            int m = out[i], kv = key[i], j = i - 1;
+            while (j >= 0 && key[j] > kv) {
+                out[j + 1] = out[j];
+                key[j + 1] = key[j];
+                j--;
+            }
+            out[j + 1] = m;
+            key[j + 1] = kv;
+        }
+    }
+    return n;
+}
+
+static void rv_play(const void *s, int move, void *o) {
+    const rv_state *p = s;
+    rv_state *q = o;
+    *q = *p;
+    int seat = p->to_move;
+    if (move == PASS_MOVE) {
+        q->to_move = 3 - seat;
+        return;
+    }
+    const geometry *g = &GEO[p->size];
+    uint64_t me, opp;
+    sides(p, &me, &opp);
+    uint64_t bit = 1ULL << move, f = flips(me, opp, bit, g);
+    me |= bit | f;
+    opp ^= f;
+    if (seat == p->black_seat) {
+        q->black = me;
+        q->white = opp;
+    } else {
+        q->black = opp;
+        q->white = me;
+    }
+    if (placements(opp, me, g))
+        q->to_move = 3 - seat;
+    else if (placements(me, opp, g))
+        q->to_move = seat; /* the other seat passes and the mover goes on */
+    else
+        q->to_move = 0;
+}
+
+static inline uint64_t mix(uint64_t x) { /* splitmix64's finaliser */
+    x ^= x >> 30;
+    x *= 0xbf58476d1ce4e5b9ULL;
+    x ^= x >> 27;
+    x *= 0x94d049bb133111ebULL;
+    return x ^ (x >> 31);
+}
+
+static uint64_t rv_hash(const void *s) {
+    const rv_state *p = s;
+    return mix(p->black ^ mix(p->white + 0x9e3779b97f4a7c15ULL * (uint64_t)(p->to_move * 4 + p->black_seat)));
+}
+
+static double rv_final_value(const void *s, int seat) {
+    const rv_state *p = s;
+    int black = popcount(p->black), white = popcount(p->white);
+    int mine = seat == p->black_seat ? black : white;
+    int theirs = seat == p->black_seat ? white : black;
+    return (double)(mine - theirs);
+}
+
+/* The engine's _estimate: heuristic final disc margin for the owner of me. */
+static double estimate(uint64_t me, uint64_t opp, uint64_t my_moves, const geometry *g) {
+    uint64_t empty = g->full & ~(me | opp);
+    int empties = popcount(empty);
+    int their_moves = popcount(placements(opp, me, g));
+    int mobility = popcount(my_moves) - their_moves;
+    int frontier = popcount(neighbours(opp, g) & empty) - popcount(neighbours(me, g) & empty);
+    int corners = popcount(me & g->corners) - popcount(opp & g->corners);
+    int x_squares = 0, c_squares = 0;
+    for (int i = 0; i < 4; i++) {
+        if (empty & g->x_corner[i]) {
+            x_squares += (int)((me & g->x_sq[i]) != 0) - (int)((opp & g->x_sq[i]) != 0);
+            c_squares += popcount(me & g->c_sq[i]) - popcount(opp & g->c_sq[i]);
+        }
+    }
+    double late = 1.0 - 2.0 * empties / g->n;
+    if (late < 0.0) late = 0.0;
+    int discs = popcount(me) - popcount(opp);
+    double value = 20.0 * corners - 10.0 * x_squares - 3.0 * c_squares + 2.0 * mobility + 0.75 * frontier +
+                   late * discs;
+    double bound = (double)(g->n - 1);
+    return value > bound ? bound : value < -bound ? -bound : value;
+}
+
+static double rv_evaluate(const void *s, int seat) {
+    const rv_state *p = s;
+    if (p->to_move == 0) return rv_final_value(s, seat);
+    const geometry *g = &GEO[p->size];
+    uint64_t me, opp;
+    sides(p, &me, &opp);
+    double v = estimate(me, opp, placements(me, opp, g), g);
+    return seat == p->to_move ? v : -v;
+}
+
+static int rv_plies_left(const void *s) {
+    const rv_state *p = s;
+    if (!p->to_move) return 0;
+    return GEO[p->size].n - popcount(p->black | p->white) + 1;
+}
+
+/* --- the exact solver of the last empty squares (the engine's _endgame and _last) --------------------- */
+
+static int last(uint64_t me, uint64_t opp, uint64_t empty, int alpha, int beta, int passed, const geometry *g,
+                uint64_t *nodes) {
+    ++*nodes;
+    int best = -g->n - 1;
+    uint64_t rest = empty;
+    while (rest) {
+        uint64_t bit = rest & -rest;
+        rest ^= bit;
+        uint64_t f = flips(me, opp, bit, g);
+        if (!f) continue;
+        int v = -last(opp ^ f, me | bit | f, empty ^ bit, -beta, -alpha, 0, g, nodes);
+        if (v > best) {
+            best = v;
+            if (v > alpha) {
+                if (v >= beta) return v;
+                alpha = v;
+            }
+        }
+    }
+    if (best > -g->n - 1) return best;
+    if (passed || !empty) return popcount(me) - popcount(opp);
+    return -last(opp, me, empty, -beta, -alpha, 1, g, nodes);
+}
+
+static int small(uint64_t me, uint64_t opp, uint64_t moves, int alpha, int beta, const geometry *g,
+                 uint64_t *nodes) {
+    uint64_t empty = g->full & ~(me | opp);
+    if (popcount(empty) <= LAST_EMPTIES) return last(me, opp, empty, alpha, beta, 0, g, nodes);
+    ++*nodes;
+    if (!moves) {
+        uint64_t replies = placements(opp, me, g);
+        if (!replies) return popcount(me) - popcount(opp);
+        return -small(opp, me, replies, -beta, -alpha, g, nodes);
+    }
+    uint64_t mine[32], theirs[32], rep[32];
+    int key[32], n = 0;
+    while (moves) {
+        uint64_t bit = moves & -moves;
+        moves ^= bit;
+        uint64_t f = flips(me, opp, bit, g);
+        uint64_t a = me | bit | f, b = opp ^ f, r = placements(b, a, g);
+        int kv = popcount(r), j = n++;
+        while (j > 0 && key[j - 1] > kv) {
+            mine[j] = mine[j - 1], theirs[j] = theirs[j - 1], rep[j] = rep[j - 1], key[j] = key[j - 1];
+            j--;
+        }
+        mine[j] = a, theirs[j] = b, rep[j] = r, key[j] = kv;
+    }
+    int best = -g->n - 1;
+    for (int i = 0; i < n; i++) {
+        int v = -small(theirs[i], mine[i], rep[i], -beta, -alpha, g, nodes);
+        if (v > best) {
+            best = v;
+            if (v > alpha) {
+                if (v >= beta) return v;
+                alpha = v;
+            }
+        }
+    }
+    return best;
+}
+
+static int rv_endgame(const void *s, double alpha, double beta, double *value, uint64_t *nodes) {
+    const rv_state *p = s;
+    const geometry *g = &GEO[p->size];
+    if (g->n - popcount(p->black | p->white) > ENDGAME_EMPTIES) return 0;
+    uint64_t me, opp;
+    sides(p, &me, &opp);
+    double lo_d = floor(alpha), hi_d = ceil(beta); /* the engine's integer window around (alpha, beta) */
+    int lo = lo_d > -g->n - 1 ? (int)lo_d : -g->n - 1;
+    int hi = hi_d < g->n + 1 ? (int)hi_d : g->n + 1;
+    *value = (double)small(me, opp, placements(me, opp, g), lo, hi, g, nodes);
+    return 1;
+}
+
+const gr_kernel gr_reversi_kernel = {
+    "reversi", sizeof(rv_state), rv_to_move, rv_moves, rv_play, rv_hash, rv_evaluate, rv_final_value,
+    rv_plies_left, rv_endgame, 1, NULL,
+};
