@@ -28,8 +28,8 @@ import sys
 import time
 from typing import Any
 
-from service.engines import GAMES
 from service.core import Limits
+from service.engines import GAMES
 from service.native import engine as native
 from service.search import search
 

@@ -12,6 +12,7 @@ from typing import Any
 from service.core.values import Level, Limits, SearchResult, StopSignal
 from service.engines.petak_sawah import PetakSawahPosition
 from service.levels.driver import GameLevels
+from service.levels.native_search import native_search
 from service.search import greedy, search
 
 # Medium weighs each move by hard's evaluation one move deep. Deeper medium searches played almost as well as
@@ -51,6 +52,9 @@ def _medium(position: Any, limits: Limits, rng: Random, top_n: int, stop: StopSi
 
 def _hard(position: Any, limits: Limits, rng: Random, top_n: int, stop: StopSignal) -> SearchResult:
     solve = position.empty.bit_count() <= HARD_SOLVE_EMPTIES
+    found = native_search(position, limits, HARD_NODES, stop, top_n, solve=solve, solve_lead=HARD_SOLVE_LEAD)
+    if found is not None:  # the native search engine (boards up to 64 cells): the same search in C
+        return found
     return search(position, limits, stop=stop, top_n=top_n, rng=rng, solve=solve, solve_lead=HARD_SOLVE_LEAD)
 
 

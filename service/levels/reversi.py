@@ -8,6 +8,7 @@ from typing import Any
 from service.core.values import Level, Limits, ScoredMove, SearchResult, StopSignal
 from service.engines.reversi import PASS, ReversiPosition
 from service.levels.driver import GameLevels
+from service.levels.native_search import native_search
 from service.levels.reversi_endgame import endgame_value as _endgame_value
 from service.levels.reversi_endgame import native_solver
 from service.search import Plugins, greedy, search
@@ -77,6 +78,9 @@ SOLVE_LEAD = MIDGAME_DEPTH  # iterations before the solve leaps to the end: the 
 # positions at 12 up to 300k; a depth-6 midgame search takes under 16k. With the kernel, see
 # ``EXACT_EMPTIES_NATIVE``. A budget keeps the answer the same on every machine.
 EXPERT_NODES = 150_000
+# With the native search, expert proves from this many empty squares (about a million native nodes at most,
+# measured with ``python -m bench.native``'s positions; within the budget's 6 million).
+NATIVE_SOLVE_EMPTIES = 16
 
 
 def exact_empties(position: ReversiPosition) -> int:
@@ -90,7 +94,15 @@ def _expert(position: ReversiPosition, limits: Limits, rng: Any, top_n: int, sto
     search's solve mode (straight to the end of the game after ``SOLVE_LEAD`` shallow iterations, the last
     ``ENDGAME_EMPTIES`` squares in the endgame solver or, on 8x8 with the native kernel, everything from
     ``EXACT_EMPTIES_NATIVE`` in the kernel), so the answer is proved exact whenever the solve fits the
-    node budget. A caller's ``max_depth`` replaces this choice: plain iterative deepening to that depth."""
+    node budget. A caller's ``max_depth`` replaces this choice: plain iterative deepening to that depth.
+
+    With the native search engine (boards up to 8x8) there is no depth cap: iterative deepening until the
+    budget is spent or the game is proved (a depth reaching the end proves it), the solve mode from
+    ``NATIVE_SOLVE_EMPTIES`` empty squares."""
+    solve = limits.max_depth is None and position.empties() <= NATIVE_SOLVE_EMPTIES
+    found = native_search(position, limits, EXPERT_NODES, stop, top_n, solve=solve, solve_lead=SOLVE_LEAD)
+    if found is not None:
+        return found
     if limits.max_depth is None:
         if position.empties() <= exact_empties(position):
             return search(
@@ -117,7 +129,8 @@ LEVELS = GameLevels(
             f"Searches {MIDGAME_DEPTH} moves ahead weighing mobility, frontier, corners and the squares next to them, "
             f"and from {EXACT_EMPTIES_NATIVE} empty squares on (8x8 with its native endgame solver; otherwise from "
             f"{EXACT_EMPTIES}) computes the game to the end exactly whenever that fits its {EXPERT_NODES:,}-node "
-            "budget.",
+            "budget. With the native search engine (boards up to 8x8) it searches as deep as the budget or the "
+            "caller's time allows and proves the game whenever the search reaches its end.",
             Limits(max_time_ms=20_000, max_nodes=EXPERT_NODES),
         ),
     ),

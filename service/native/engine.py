@@ -216,13 +216,16 @@ def search(
     tt_entries: int = DEFAULT_TT_ENTRIES,
     aspiration: float = ASPIRATION,
     iterations: list[Iteration] | None = None,
+    node_weight: int = 1,
 ) -> SearchResult | None:
     """The native search of ``position`` for its seat to move (module docstring), or None when the native
     engine cannot take it. ``limits`` as for ``service.search.search`` (nodes are the core's nodes);
     ``stop`` a stop signal asked every few milliseconds from a watcher thread (its ``end``, when it has one,
     is a deadline the C loop reads itself); ``flag`` a ``StopFlag`` the caller may set from another thread;
     ``top_n`` root moves scored exactly; ``tt_entries`` the table's size (0: none); ``iterations``, when
-    given, receives each finished iteration."""
+    given, receives each finished iteration. ``node_weight``: how many native nodes count as one node of
+    ``max_nodes`` and of the answer's ``nodes`` (a level keeps its budget about the same CPU time as the
+    Python search's with it)."""
     run = _function("gr_search")
     adapter = ADAPTERS.get(position_game(position))
     if run is None or adapter is None:
@@ -240,7 +243,7 @@ def search(
         solve=int(solve),
         solve_lead=max(0, solve_lead),
         top_n=max(1, top_n),
-        max_nodes=max(0, limits.max_nodes or 0),
+        max_nodes=max(0, limits.max_nodes or 0) * max(1, node_weight),
         stop_at=_stop_at(limits, stop, began),
         aspiration=aspiration,
         tt_entries=max(0, tt_entries),
@@ -264,7 +267,7 @@ def search(
             watcher.join()
     if error:
         raise RuntimeError(f"the native search refused the position (error {error})")
-    return _answer(position, adapter, result, fired, began, iterations)
+    return _answer(position, adapter, result, fired, began, iterations, max(1, node_weight))
 
 
 def position_game(position: Any) -> str:
@@ -276,7 +279,13 @@ _GAME_OF = {"ReversiPosition": "reversi", "KalahPosition": "kalah", "PetakSawahP
 
 
 def _answer(
-    position: Any, adapter: Any, result: _Result, fired: list[Any], began: float, iterations: list[Iteration] | None
+    position: Any,
+    adapter: Any,
+    result: _Result,
+    fired: list[Any],
+    began: float,
+    iterations: list[Iteration] | None,
+    weight: int,
 ) -> SearchResult:
     def out(move: int) -> Any:
         return adapter.move_out(position, move)
@@ -286,7 +295,8 @@ def _answer(
         reason = fired[0]  # the caller's stop() named its reason ("deadline")
     if iterations is not None:
         for it in result.iter[: result.n_iter]:
-            iterations.append(Iteration(it.depth, out(it.move), it.value + 0.0, bool(it.proved), it.nodes, it.seconds))
+            nodes = -(-it.nodes // weight)
+            iterations.append(Iteration(it.depth, out(it.move), it.value + 0.0, bool(it.proved), nodes, it.seconds))
     alternatives = [
         ScoredMove(out(result.alt_move[i]), result.alt_value[i] + 0.0, bool(result.alt_exact[i]))
         for i in range(result.n_alt)
@@ -296,7 +306,7 @@ def _answer(
         value=result.value + 0.0,
         exact=bool(result.exact),
         depth=result.depth,
-        nodes=result.nodes,
+        nodes=-(-result.nodes // weight),
         elapsed_ms=(time.monotonic() - began) * 1000.0,
         stop_reason=reason,
         pv=[out(m) for m in result.pv[: result.pv_len]],

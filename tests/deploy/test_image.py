@@ -19,8 +19,8 @@ from pathlib import Path
 import pytest
 
 from service import native
-from service.native import engine
 from service.levels import reversi_endgame
+from service.native import engine
 from tests.api.conftest import free_port, wait_http
 
 ROOT = Path(__file__).resolve().parents[2]

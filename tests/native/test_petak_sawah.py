@@ -9,8 +9,8 @@ import random
 
 import pytest
 
-from service.engines import GAMES
 from service.core import Limits, RulesError
+from service.engines import GAMES
 from service.native import engine as native
 from service.search import search
 from tests.native.twins import check_position, needs, negamax, random_game

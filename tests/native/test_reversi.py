@@ -8,8 +8,8 @@ import random
 
 import pytest
 
-from service.engines import GAMES
 from service.core import Limits
+from service.engines import GAMES
 from service.engines.reversi import ReversiPosition
 from service.native import engine as native
 from service.search import search

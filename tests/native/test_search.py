@@ -7,8 +7,8 @@ from __future__ import annotations
 import threading
 import time
 
-from service.engines import GAMES
 from service.core import Limits
+from service.engines import GAMES
 from service.native import engine as native
 from tests.native.twins import needs
 
