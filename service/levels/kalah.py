@@ -13,7 +13,6 @@ from service.core.values import Level, Limits, SearchResult, StopSignal
 from service.engines.kalah import KalahPosition
 from service.levels.driver import GameLevels
 from service.levels.kalah_kernel import subtree_value
-from service.levels.native_search import native_search
 from service.search import Plugins, greedy, search
 
 PLUGINS = Plugins(subtree=subtree_value)  # what hard hands the search
@@ -48,12 +47,7 @@ def _hard(position: KalahPosition, limits: Limits, rng: Any, top_n: int, stop: S
     time is given (no depth cap, so the answer does not depend on the clock), until the time is up when it
     is; from ``SOLVE_SEEDS`` seeds in the pits the solve mode, straight to the end of the game after
     ``SOLVE_LEAD`` iterations. It ends early, exact, once every line reaches the end. Extra turns need no
-    care here: the search keeps the sign of a child whose seat to move has not changed. With the native
-    search engine the same search runs in C, its nodes weighed as the budget's (``native_search``)."""
-    solve = limits.max_depth is None and position.seeds_in_play() <= SOLVE_SEEDS
-    found = native_search(position, limits, HARD_NODES, stop, top_n, solve=solve, solve_lead=SOLVE_LEAD)
-    if found is not None:
-        return found
+    care here: the search keeps the sign of a child whose seat to move has not changed."""
     if limits.max_time_ms is not None and limits.max_nodes == HARD_NODES:
         limits = Limits(max_time_ms=limits.max_time_ms, max_depth=limits.max_depth)
     if limits.max_depth is None and position.seeds_in_play() <= SOLVE_SEEDS:

@@ -47,6 +47,7 @@ class _Limits(ctypes.Structure):
         ("top_n", ctypes.c_int32),
         ("max_nodes", ctypes.c_uint64),
         ("stop_at", ctypes.c_double),
+        ("end_at", ctypes.c_double),
         ("aspiration", ctypes.c_double),
         ("tt_entries", ctypes.c_uint64),
     )
@@ -182,16 +183,15 @@ class Kernel:
         return int(_function("gr_plies_left")(self._name, state))  # type: ignore[misc]
 
 
-def _stop_at(limits: Limits, stop: StopSignal | None, began: float) -> float:
-    """The earliest ``time.monotonic()`` instant the search must stop at (0: none): the time limit, or the
-    ``end`` a Deadline-like stop signal knows."""
-    ends = []
+def _ends(limits: Limits, stop: StopSignal | None, began: float) -> tuple[float, float]:
+    """(the search's own time limit, the caller's end) as ``time.monotonic()`` instants, 0 for none: the
+    time limit, and the ``end`` a Deadline-like stop signal knows (the search stops there and asks the
+    signal why; a new iteration is not begun when the last one would not fit before its own limit)."""
+    own = 0.0
     if limits.max_time_ms is not None and limits.max_time_ms > 0:
-        ends.append(began + limits.max_time_ms / 1000.0)
+        own = began + limits.max_time_ms / 1000.0
     end = getattr(stop, "end", None)
-    if end is not None:
-        ends.append(float(end))
-    return min(ends) if ends else 0.0
+    return own, float(end) if end is not None else 0.0
 
 
 def _watch(stop: StopSignal, flag: StopFlag, done: threading.Event, fired: list[Any]) -> None:
@@ -238,13 +238,15 @@ def search(
     limits = limits or Limits()
     began = time.monotonic()
     flag = flag or StopFlag()
+    own_end, caller_end = _ends(limits, stop, began)
     c_limits = _Limits(
         max_depth=max(0, limits.max_depth or 0),
         solve=int(solve),
         solve_lead=max(0, solve_lead),
         top_n=max(1, top_n),
         max_nodes=max(0, limits.max_nodes or 0) * max(1, node_weight),
-        stop_at=_stop_at(limits, stop, began),
+        stop_at=own_end,
+        end_at=caller_end,
         aspiration=aspiration,
         tt_entries=max(0, tt_entries),
     )
@@ -253,9 +255,10 @@ def search(
     done = threading.Event()
     watcher = None
     if stop is not None:
-        if stop():
+        first = stop()
+        if first:
             flag.set()
-            fired.append(True)
+            fired.append(first)
         else:
             watcher = threading.Thread(target=_watch, args=(stop, flag, done, fired), daemon=True)
             watcher.start()
@@ -267,7 +270,14 @@ def search(
             watcher.join()
     if error:
         raise RuntimeError(f"the native search refused the position (error {error})")
-    return _answer(position, adapter, result, fired, began, iterations, max(1, node_weight))
+    reason = _REASONS.get(result.stop_reason, "")
+    if stop is not None and reason in ("time", "cancelled"):
+        # The caller's stop signal says why, as the Python search reports it: the word it returned
+        # ("deadline"), or the reason of a Deadline it is; the C loop only saw the flag or the clock.
+        answer = fired[0] if fired else stop()
+        if answer:
+            reason = answer if isinstance(answer, str) else getattr(stop, "reason", "") or "cancelled"
+    return _answer(position, adapter, result, reason, began, iterations, max(1, node_weight))
 
 
 def position_game(position: Any) -> str:
@@ -282,7 +292,7 @@ def _answer(
     position: Any,
     adapter: Any,
     result: _Result,
-    fired: list[Any],
+    reason: str,
     began: float,
     iterations: list[Iteration] | None,
     weight: int,
@@ -290,9 +300,6 @@ def _answer(
     def out(move: int) -> Any:
         return adapter.move_out(position, move)
 
-    reason = _REASONS.get(result.stop_reason, "")
-    if reason == "cancelled" and fired and isinstance(fired[0], str):
-        reason = fired[0]  # the caller's stop() named its reason ("deadline")
     if iterations is not None:
         for it in result.iter[: result.n_iter]:
             nodes = -(-it.nodes // weight)

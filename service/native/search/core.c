@@ -52,7 +52,8 @@ typedef struct {
     int32_t solve_lead;  /* shallow iterations before the leap to the end */
     int32_t top_n;       /* root moves scored exactly (multi-PV) */
     uint64_t max_nodes;  /* 0: none */
-    double stop_at;      /* CLOCK_MONOTONIC seconds; 0: no deadline */
+    double stop_at;      /* the search's own time limit, CLOCK_MONOTONIC seconds; 0: none */
+    double end_at;       /* the caller's end (its stop signal's), the same clock; 0: none */
     double aspiration;   /* first half-width of the root window; 0 disables */
     uint64_t tt_entries; /* table size (rounded down to a power of two); 0: no table */
 } gr_limits;
@@ -101,6 +102,7 @@ typedef struct {
     uint64_t nodes;
     uint64_t max_nodes;
     double stop_at;
+    double end_at;
     volatile int32_t *stop;
     int countdown;
     int reason;
@@ -135,8 +137,13 @@ static int expired(ctx *c) {
         c->reason = R_CANCELLED;
         return 1;
     }
-    if (c->stop_at > 0 && gr_now() >= c->stop_at) {
+    double now = gr_now();
+    if (c->stop_at > 0 && now >= c->stop_at) {
         c->reason = R_TIME;
+        return 1;
+    }
+    if (c->end_at > 0 && now >= c->end_at) { /* the caller's end: its stop signal gives the reason */
+        c->reason = R_CANCELLED;
         return 1;
     }
     return 0;
@@ -464,6 +471,7 @@ int gr_search(const char *game, const void *state, const gr_limits *lim, volatil
     c->k = k;
     c->max_nodes = lim->max_nodes;
     c->stop_at = lim->stop_at;
+    c->end_at = lim->end_at;
     c->stop = stop;
     c->countdown = 1;
     c->solve = lim->solve;
