@@ -36,6 +36,7 @@ static const gr_kernel *const KERNELS[] = {&gr_reversi_kernel, &gr_kalah_kernel,
 
 #define MAX_PLY 1024
 #define PV_MAX 256
+#define LINE_PLIES 64
 #define ALT_MAX 64
 #define ITER_MAX 128
 #define ASPIRATION_FROM 3
@@ -108,6 +109,11 @@ typedef struct {
     int reason;
     int solve;
     int32_t killers[MAX_PLY][2];
+    /* The principal variation below each ply of the current search (the triangular table): a line kept
+     * whenever a move lands inside a node's window. Proofs by null windows alone (MTD) leave it short; the
+     * table's best moves then continue it. */
+    int32_t line[LINE_PLIES][LINE_PLIES];
+    int32_t line_len[LINE_PLIES];
     uint64_t history[3][GR_MOVE_RANGE]; /* depth * depth per cutoff: a proof at depth 1000 would overflow 32 bits */
     jmp_buf unwind;
 } ctx;
@@ -235,6 +241,20 @@ static void order(ctx *c, int *moves, int n, int seat, int tt_move, int ply, int
 
 static double node(ctx *c, const void *pos, int depth, double alpha, double beta, int ply, int *proved);
 
+/* The line at ply: move, then the line found below it (at ply + 1). */
+static void keep_line(ctx *c, int ply, int move) {
+    if (ply >= LINE_PLIES) return;
+    int below = ply + 1 < LINE_PLIES ? c->line_len[ply + 1] : 0;
+    c->line[ply][0] = move;
+    if (below > LINE_PLIES - 1) below = LINE_PLIES - 1;
+    memcpy(&c->line[ply][1], c->line[ply + 1], (size_t)below * sizeof(int32_t));
+    c->line_len[ply] = 1 + below;
+}
+
+static inline void clear_line(ctx *c, int ply) {
+    if (ply < LINE_PLIES) c->line_len[ply] = 0;
+}
+
 /* Value of a child for the parent's seat, PVS style (a null window first unless full). */
 static double child_value(ctx *c, const void *child, int seat, int depth, double alpha, double beta, int ply,
                           int full, int *proved) {
@@ -265,6 +285,7 @@ static double node(ctx *c, const void *pos, int depth, double alpha, double beta
     const gr_kernel *k = c->k;
     check(c);
     c->nodes++;
+    clear_line(c, ply);
     int seat = k->to_move(pos);
     if (depth <= 0) {
         *proved = 0;
@@ -317,11 +338,13 @@ static double node(ctx *c, const void *pos, int depth, double alpha, double beta
     for (int i = 0; i < n; i++) {
         int m = moves[i], p;
         k->play(pos, m, child);
+        clear_line(c, next_ply);
         double v = child_value(c, child, seat, depth - 1, alpha, beta, next_ply, i == 0, &p);
         if (v > best) {
             best = v;
             best_move = m;
             if (v > alpha) {
+                if (v < beta) keep_line(c, ply, m);
                 if (v >= beta) {
                     int32_t *kill = c->killers[ply];
                     if (kill[0] != m) {
@@ -364,10 +387,12 @@ static double root_single(ctx *c, root_child *root, int n, int seat, int depth, 
     *best_i = 0;
     for (int i = 0; i < n; i++) {
         int p;
+        clear_line(c, 1);
         double v = child_value(c, root[i].state, seat, depth - 1, alpha, beta, 1, i == 0, &p);
         if (v > best) {
             best = v;
             *best_i = i;
+            if (v > alpha && v < beta) keep_line(c, 0, root[i].move);
             if (v > alpha) {
                 if (v >= beta) {
                     *proved = p;
@@ -388,8 +413,10 @@ static int root_multi(ctx *c, root_child *root, int n, int seat, int depth, int 
     double floor_v = -INFINITY;
     for (int i = 0; i < n; i++) {
         int p;
+        clear_line(c, 1);
         double v = child_value(c, root[i].state, seat, depth - 1, floor_v, INFINITY, 1, i < top_n, &p);
         if (!p) all_proved = 0;
+        if (count == 0 || v > out[0].value) keep_line(c, 0, root[i].move);
         if (v > floor_v) {
             int j = count < top_n ? count++ : top_n - 1;
             /* insert keeping (-value, index) order; the last one falls out when full */
@@ -415,6 +442,18 @@ static int principal_variation(ctx *c, int first, const void *after, int limit, 
     pv[len++] = first;
     memcpy(a, after, (size_t)k->state_size);
     seen[nseen++] = k->hash(a);
+    /* The line the search kept, when it starts with this move; the table's moves continue it. */
+    if (c->line_len[0] > 0 && c->line[0][0] == first) {
+        for (int i = 1; i < c->line_len[0] && len < limit && k->to_move(a) != 0; i++) {
+            int moves[GR_MAX_MOVES];
+            int n = k->moves(a, moves, 0);
+            if (index_of(moves, n, c->line[0][i]) < 0) break;
+            k->play(a, c->line[0][i], b);
+            memcpy(a, b, (size_t)k->state_size);
+            seen[nseen++] = k->hash(a);
+            pv[len++] = c->line[0][i];
+        }
+    }
     while (k->to_move(a) != 0 && len < limit) {
         tt_entry *e = tt_probe(c, k->hash(a));
         if (!e || e->flag == UPPER || e->move < 0) break;
