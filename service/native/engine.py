@@ -19,7 +19,6 @@ from __future__ import annotations
 import ctypes
 import threading
 import time
-from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -319,6 +318,3 @@ def _answer(
         pv=[out(m) for m in result.pv[: result.pv_len]],
         alternatives=alternatives,
     )
-
-
-Stopper = Callable[[], None]
