@@ -92,7 +92,7 @@ async function illegalMoveOverRest(rest: GameRulesRest, startNotation: string): 
     if (!(error instanceof RestError)) {
       throw error;
     }
-    say("error", "rest", "illegal-move", `${error.httpStatus} ${error.reason} ${error.status.message}`);
+    say("error", "rest", "illegal-move", `${error.httpStatus} ${error.reason} [${error.fields}] ${error.status.message}`);
   }
 }
 

@@ -24,8 +24,22 @@ export class RestError extends Error {
 
   /** The ErrorInfo reason (ILLEGAL_MOVE, INVALID_NOTATION...). */
   get reason(): string {
-    const info = (this.status.details ?? []).find((detail) => detail["@type"].endsWith("/google.rpc.ErrorInfo"));
+    const info = this.detail("google.rpc.ErrorInfo");
     return typeof info?.reason === "string" ? info.reason : "";
+  }
+
+  /** Every field the error is about: a BadRequest's field violations, then a PreconditionFailure's subjects. */
+  get fields(): string[] {
+    const named = (list: unknown, key: string) =>
+      Array.isArray(list) ? list.map((item: Record<string, unknown>) => String(item[key])) : [];
+    return [
+      ...named(this.detail("google.rpc.BadRequest")?.fieldViolations, "field"),
+      ...named(this.detail("google.rpc.PreconditionFailure")?.violations, "subject"),
+    ];
+  }
+
+  private detail(type: string): Schemas["google.protobuf.Any"] | undefined {
+    return (this.status.details ?? []).find((detail) => detail["@type"].endsWith(`/${type}`));
   }
 }
 
