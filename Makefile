@@ -109,7 +109,7 @@ stubs: install tools $(NODE_EXAMPLE)/node_modules/.package-lock.json
 	mkdir -p build && $(CONTRACT_IMAGE) --include_source_info --descriptor_set_out=build/stubs.binpb $(PROTOS)
 	$(BIN)/buf generate build/stubs.binpb --template buf.gen.yaml --path gamerules/v1
 	$(PY) -c 'from service.api.openapi import openapi_json; print(openapi_json())' > $(NODE_EXAMPLE)/src/gen/openapi.json
-	cd $(NODE_EXAMPLE) && node_modules/.bin/openapi-typescript src/gen/openapi.json -o src/gen/openapi.ts --silent
+	cd $(NODE_EXAMPLE) && node_modules/.bin/openapi-typescript src/gen/openapi.json -o src/gen/openapi.ts
 
 node-example: stubs
 	rm -rf $(NODE_EXAMPLE)/dist && cd $(NODE_EXAMPLE) && node_modules/.bin/tsc -p tsconfig.json
