@@ -104,19 +104,26 @@ $(NODE_EXAMPLE)/node_modules/.package-lock.json: $(NODE_EXAMPLE)/package-lock.js
 	touch $@
 
 # Go, Java, TypeScript and PHP stubs by buf.gen.yaml (into gen/, the TypeScript into the Node example), and
-# the Node example's REST types from the OpenAPI document the gateway serves. Generated, never committed.
-stubs: install tools $(NODE_EXAMPLE)/node_modules/.package-lock.json
+# the Node example's REST types from the OpenAPI document the gateway serves (made from the protos and the
+# service's registry). Generated, never committed.
+STUBS := gen/.generated
+SERVICE_SOURCES := $(shell find service -name '*.py' -not -path 'service/gen/*')
+stubs: $(STUBS)
+$(STUBS): $(GENERATED) $(PROTOS) buf.gen.yaml $(SERVICE_SOURCES) $(NODE_EXAMPLE)/node_modules/.package-lock.json | tools
 	mkdir -p build && $(CONTRACT_IMAGE) --include_source_info --descriptor_set_out=build/stubs.binpb $(PROTOS)
 	$(BIN)/buf generate build/stubs.binpb --template buf.gen.yaml --path gamerules/v1
 	$(PY) -c 'from service.api.openapi import openapi_json; print(openapi_json())' > $(NODE_EXAMPLE)/src/gen/openapi.json
 	cd $(NODE_EXAMPLE) && node_modules/.bin/openapi-typescript src/gen/openapi.json -o src/gen/openapi.ts
+	touch $@
 
-node-example: stubs
+node-example: $(NODE_EXAMPLE)/dist/main.js
+$(NODE_EXAMPLE)/dist/main.js: $(STUBS) $(wildcard $(NODE_EXAMPLE)/src/*.ts) $(NODE_EXAMPLE)/tsconfig.json
 	rm -rf $(NODE_EXAMPLE)/dist && cd $(NODE_EXAMPLE) && node_modules/.bin/tsc -p tsconfig.json
 
-go-example: stubs
+go-example: $(GO_EXAMPLE)
+$(GO_EXAMPLE): $(STUBS) $(wildcard clients/examples/go/*.go)
 	mkdir -p build/gopath/src && ln -sfn $(CURDIR) build/gopath/src/gamerules
-	cd clients/examples/go && $(GO_ENV) go build -o $(CURDIR)/$(GO_EXAMPLE) .
+	cd clients/examples/go && $(GO_ENV) go build -o $(CURDIR)/$@ .
 
 # The examples in other languages, built where their tools are (tests/clients/test_other_languages.py runs
 # them against a real server). Why they were not built goes to build/examples.skip: the tests skip with it.
