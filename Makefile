@@ -96,7 +96,7 @@ tools:
 	if [ -z "$$missing" ]; then exit 0; fi; \
 	if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
 		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $$missing; \
-	else echo "tools: install these Debian packages as root:" $$missing; exit 1; fi
+	else echo "these Debian packages are missing (make tools installs them as root):" $$missing; exit 1; fi
 
 # The Node example's packages, exactly as its lock file pins them.
 $(NODE_EXAMPLE)/node_modules/.package-lock.json: $(NODE_EXAMPLE)/package-lock.json
@@ -132,9 +132,9 @@ examples: install
 	missing=$$(for tool in node npm; do command -v $$tool >/dev/null || printf '%s ' $$tool; done); \
 	if [ -n "$$missing" ]; then \
 		echo "the examples were not built: no $$missing(Node 20 with npm)" > build/examples.skip; \
-	elif ! $(MAKE) --no-print-directory tools; then \
-		echo "the examples were not built: Debian packages missing (make tools names them)" > build/examples.skip; \
-	else $(MAKE) --no-print-directory node-example go-example; fi; \
+	elif ! tools=$$($(MAKE) --no-print-directory tools); then \
+		echo "the examples were not built: $$(echo "$$tools" | tail -n 1)" > build/examples.skip; \
+	else { [ -z "$$tools" ] || echo "$$tools"; } && $(MAKE) --no-print-directory node-example go-example; fi; \
 	! test -e build/examples.skip || cat build/examples.skip
 
 format: install
