@@ -1,5 +1,6 @@
 """The compatibility gate: `make lint` runs `buf breaking` (buf.yaml's FILE rules) on the protos against the
-newest released contract in proto/releases/. The protos pass it; a copy of them with one change at a time
+newest released contract in proto/releases/, and the REST routes of its RPCs (google.api.http rules, which
+buf does not compare) must stay as released. The protos pass it; a copy of them with one change at a time
 shows what it stops (a deleted or renamed field, a changed type or number, a changed JSON name, a renamed
 RPC, a changed package option) and what it lets
 through (new fields, new RPCs, field behaviour annotations)."""
@@ -15,6 +16,8 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from google.api import annotations_pb2
+from google.protobuf import descriptor_pb2
 
 ROOT = Path(__file__).resolve().parents[2]
 PROTO = ROOT / "proto"
@@ -31,6 +34,24 @@ def _image(proto_root: Path, out: Path) -> Path:
     command = [sys.executable, "-m", "grpc_tools.protoc", *includes, "--include_imports", f"--descriptor_set_out={out}"]
     subprocess.run([*command, *files], check=True, capture_output=True, text=True)
     return out
+
+
+def _routes(image: Path) -> dict[str, str]:
+    """Each RPC's google.api.http rule, by the RPC's full name: its REST route, which buf does not compare."""
+    files = descriptor_pb2.FileDescriptorSet.FromString(image.read_bytes()).file
+    return {
+        f"{file.package}.{service.name}.{method.name}": str(method.options.Extensions[annotations_pb2.http])
+        for file in files
+        if file.package == "gamerules.v1"
+        for service in file.service
+        for method in service.method
+    }
+
+
+def _lost_routes(image: Path) -> list[str]:
+    """The released RPCs whose REST route the image changed or dropped."""
+    now = _routes(image)
+    return [name for name, rule in _routes(RELEASES[-1]).items() if now.get(name) != rule]
 
 
 def _breaking(image: Path) -> subprocess.CompletedProcess[str]:
@@ -50,13 +71,18 @@ def _sub(pattern: str, replacement: str | Callable[[re.Match[str]], str]) -> Cal
     return edit
 
 
-def _changed(tmp_path: Path, file: str, edit: Callable[[str], str]) -> subprocess.CompletedProcess[str]:
-    """`buf breaking` on a copy of the protos with ``file`` edited."""
+def _edited(tmp_path: Path, file: str, edit: Callable[[str], str]) -> Path:
+    """An image of a copy of the protos with ``file`` edited."""
     copy = tmp_path / "proto"
     shutil.copytree(PROTO / "gamerules", copy / "gamerules")
     path = copy / "gamerules" / "v1" / file
     path.write_text(edit(path.read_text()))
-    return _breaking(_image(copy, tmp_path / "image.binpb"))
+    return _image(copy, tmp_path / "image.binpb")
+
+
+def _changed(tmp_path: Path, file: str, edit: Callable[[str], str]) -> subprocess.CompletedProcess[str]:
+    """`buf breaking` on a copy of the protos with ``file`` edited."""
+    return _breaking(_edited(tmp_path, file, edit))
 
 
 def _json_name(match: re.Match[str]) -> str:
@@ -87,6 +113,18 @@ def test_there_is_a_released_contract():
 def test_the_protos_are_compatible_with_the_last_release(tmp_path):
     done = _breaking(_image(PROTO, tmp_path / "image.binpb"))
     assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_every_released_rest_route_is_kept(tmp_path):
+    image = _image(PROTO, tmp_path / "image.binpb")
+    assert len(_routes(RELEASES[-1])) >= 9
+    assert _lost_routes(image) == []
+
+
+def test_a_changed_rest_route_is_caught(tmp_path):
+    image = _edited(tmp_path, "gamerules.proto", _sub(r'post: "/v1/\{game=games/\*\}:newGame"', 'post: "/v1/new"'))
+    assert _breaking(image).returncode == 0  # buf does not see it: this test's check does
+    assert _lost_routes(image) == ["gamerules.v1.GameRules.NewGame"]
 
 
 @pytest.mark.parametrize(
