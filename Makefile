@@ -7,7 +7,7 @@ PY := $(BIN)/python
 INSTALLED := $(VENV)/.installed
 GEN_DIR := service/gen
 GENERATED := $(GEN_DIR)/.generated
-NATIVE := $(GEN_DIR)/kalah_search.so $(GEN_DIR)/reversi_endgame.so
+NATIVE := $(patsubst service/native/%.c,$(GEN_DIR)/%.so,$(wildcard service/native/*.c))
 PROTOS := $(wildcard proto/gamerules/v1/*.proto)
 # The venv's site-packages (evaluated by the shell inside recipes, once the venv exists).
 PURELIB = $$($(PY) -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')
@@ -33,8 +33,8 @@ GO_EXAMPLE := build/gamerules-example-go
 # generated package's import path (go_package gamerules/gen/go/...) resolves through a link to this checkout.
 GO_ENV := GO111MODULE=off GOFLAGS= GOPATH=$(CURDIR)/build/gopath:/usr/share/gocode GOCACHE=$(CURDIR)/build/gocache
 
-.PHONY: install proto run test lint format typecheck bench lock clean release-contract tools stubs examples \
-	node-example go-example
+.PHONY: install proto run test lint format typecheck bench lock clean examples release-contract tools stubs \
+	client-examples node-example go-example
 
 install: $(INSTALLED) $(GENERATED) $(NATIVE)
 
@@ -56,11 +56,11 @@ $(GENERATED): $(INSTALLED) $(PROTOS)
 		--include_imports --include_source_info --descriptor_set_out=$(GEN_DIR)/gamerules.binpb $(PROTOS)
 	touch $@
 
-# The engines' native kernels (service/games/*.c), loaded by service/games/native.py with ctypes: built code,
+# The native kernels (service/native/*.c), loaded by service/native/__init__.py with ctypes: built code,
 # so they live with the generated code (and after it: that rule empties the directory). Without a C compiler
 # the engines search in Python, more slowly. No fused multiply-add (-ffp-contract=off): a kernel's values
 # must be the same doubles as its Python twin's on every machine.
-$(GEN_DIR)/%.so: service/games/%.c $(GENERATED)
+$(GEN_DIR)/%.so: service/native/%.c $(GENERATED)
 	$(CC) -O2 -ffp-contract=off -shared -fPIC -o $@ $< -lm || echo "no C compiler: $* runs in Python"
 
 proto: $(INSTALLED)
@@ -69,13 +69,13 @@ proto: $(INSTALLED)
 run: install
 	$(PY) -m service.run --grpc-port $(GRPC_PORT) --http-port $(HTTP_PORT)
 
-test: install lint examples
+test: install lint client-examples
 	$(PY) -m pytest -q -p no:cacheprovider
 
 lint: install
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
-	$(BIN)/mypy service/games service/search
+	$(BIN)/mypy service
 	$(BIN)/mypy clients/python/gamerules_client
 	mkdir -p build && $(PY) -m grpc_tools.protoc -Iproto -I$(PURELIB) \
 		--include_imports --include_source_info --descriptor_set_out=build/image.binpb $(PROTOS)
@@ -125,9 +125,9 @@ $(GO_EXAMPLE): $(STUBS) $(wildcard clients/examples/go/*.go)
 	mkdir -p build/gopath/src && ln -sfn $(CURDIR) build/gopath/src/gamerules
 	cd clients/examples/go && $(GO_ENV) go build -o $(CURDIR)/$@ .
 
-# The examples in other languages, built where their tools are (tests/clients/test_other_languages.py runs
-# them against a real server). Why they were not built goes to build/examples.skip: the tests skip with it.
-examples: install
+# The client examples in other languages, built where their tools are (tests/clients/test_other_languages.py
+# runs them against a real server). Why they were not built goes to build/examples.skip: the tests skip with it.
+client-examples: install
 	@mkdir -p build && rm -f build/examples.skip; \
 	missing=$$(for tool in node npm; do command -v $$tool >/dev/null || printf '%s ' $$tool; done); \
 	if [ -n "$$missing" ]; then \
@@ -143,6 +143,10 @@ format: install
 
 bench: install
 	$(PY) -m bench
+
+# Record the OpenAPI document's examples again (service/api/examples.json) from real answers.
+examples: install
+	$(PY) -m service.api.record_examples
 
 # Re-pin requirements.lock from pyproject.toml's ranges (needs the package registry).
 lock:

@@ -1,7 +1,7 @@
 """The Node (TypeScript) and Go examples in clients/examples/ play against real servers, and every answer they
 print is checked against the same call made here through the Python stubs.
 
-``make examples`` (a prerequisite of ``make test``) generates their stubs with buf.gen.yaml and builds them;
+``make client-examples`` (a prerequisite of ``make test``) generates their stubs with buf.gen.yaml and builds them;
 where it cannot (no Node, Debian's packages not installable), it writes why to build/examples.skip and these
 tests skip with that reason. Each example plays every game over gRPC and over REST (new game, legal moves,
 the first move applied, the score, a best move at a fixed depth and seed), then handles an illegal move on
@@ -22,7 +22,7 @@ import pytest
 
 from gamerules.v1 import gamerules_pb2 as pb
 from gamerules.v1 import gamerules_pb2_grpc as pb_grpc
-from service.games import GAMES
+from service.engines import GAMES
 
 ROOT = Path(__file__).resolve().parents[2]
 NODE = ROOT / "clients" / "examples" / "node"
@@ -37,7 +37,7 @@ def _not_built_reason(artifact: Path) -> str | None:
         return None
     if SKIPPED.exists():
         return SKIPPED.read_text().strip()
-    return f"{artifact.relative_to(ROOT)} is not built: run `make examples`"
+    return f"{artifact.relative_to(ROOT)} is not built: run `make client-examples`"
 
 
 def _run(command: list[str]) -> dict[tuple[str, str, str], str]:
