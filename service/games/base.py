@@ -111,7 +111,10 @@ class Outcome:
     """The result of a finished game: who won and which rule decided it (python-chess's Outcome)."""
 
     winner: int  # 1 or 2; 0 for a draw
-    reason: str  # the deciding rule: "discs", "seeds", "boxes", "points", "largest_group", "non_opener", "group_sizes"
+    # The rule that decided a win: "discs", "seeds", "boxes", "points", "largest_group", "non_opener",
+    # "group_sizes"; "draw" when nobody won (Reversi, Kalah, Dots and Boxes). The API passes it on as is
+    # (ScoreResponse.reason; the vocabulary is listed in docs/api.md).
+    reason: str
     detail: str = ""  # one sentence, e.g. "Black 33 discs, White 31"
 
 
