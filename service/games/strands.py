@@ -548,7 +548,7 @@ def checked_position(
         return StrandsPosition(layout, 0, 0, to_move, exact_count)
     if not black & layout.label_masks[2]:
         raise InvalidPosition(
-            "Black has no stone on a cell labelled 2, but Black's first turn covers one 2, so every position "
+            "Black has no stone on a 2, but Black's first turn covers one cell labelled 2, so every position "
             "with stones on the board has a Black stone on a 2",
             fields["black"],
         )
