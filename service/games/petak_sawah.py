@@ -689,8 +689,7 @@ class PetakSawahGame(PlaysLevels):
         "'..#../.#.../...#./#...#/..... 1 opener=1'; after a1, e5, b1: '11#../.#.../...#./#...#/....2 2 opener=1'."
     )
     move_notation_help = (
-        "The cell to take: column letter and row number from the top, e.g. 'c2'. It must be empty and not a "
-        "rock."
+        "The cell to take: column letter and row number from the top, e.g. 'c2'. It must be empty and not a rock."
     )
 
     # --- readers ---
