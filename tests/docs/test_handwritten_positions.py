@@ -2,8 +2,8 @@
 
 Per game, a mid-game position is written following only the rules GetGame's ``positionNotation`` states
 (each rule is quoted from the text the server answers, so the test fails when the text stops saying it; the
-comments say which rule each character follows): the server must read it, write it back unchanged, and
-list legal moves for it. Then every check that ``docs/games/<game>.md`` documents is sent, in notation and
+comments say which rule each character follows): the server must read it, write it back unchanged, list
+legal moves for it, and apply a move written from GetGame's ``moveNotation``. Then every check that ``docs/games/<game>.md`` documents is sent, in notation and
 in the structured form, and must fail with exactly the reason and field the page promises.
 """
 
@@ -30,7 +30,7 @@ def notation_help(stub: pb_grpc.GameRulesStub, game: str) -> str:
 
 
 def follows(text: str, rule: str) -> str:
-    """``rule``, after checking GetGame's text states it: the position below may rely on nothing else."""
+    """``rule``, after checking GetGame's text states it: a position or move may rely on nothing else."""
     assert rule in text, f"GetGame's positionNotation no longer says {rule!r}"
     return rule
 
@@ -146,6 +146,15 @@ def strands(text: str) -> str:
     return f"{'/'.join(labels)} {'/'.join(stones)} {seat} exact=0"
 
 
+# A move per game, written from GetGame's moveNotation for the position above: (rules it follows, the move).
+MOVES = {
+    "reversi": (["A square as column letter and row number", "bracket at least one line of opponent discs"], "a5"),
+    "kalah": (["The pit to sow from, 1..N, counted from the mover's own left", "the pit must hold seeds"], "1"),
+    "dots-and-boxes": (["A line by its two neighbouring dots", "The line must not be drawn yet"], "d2-c2"),
+    "petak-sawah": (["column letter and row number from the top", "It must be empty and not a rock"], "b1"),
+    "strands": (["The covered cells joined by commas", "of one label X, 1..X of them"], "b4,b1"),
+}
+
 WRITERS = {
     "reversi": reversi,
     "kalah": kalah,
@@ -164,9 +173,13 @@ def test_a_handwritten_position_is_read_written_back_and_has_moves(stub, game: s
     assert not score.game_over and score.to_move in (1, 2)
     moves = stub.LegalMoves(pb.LegalMovesRequest(game=game, position=position, page_size=5), timeout=10)
     assert moves.total_size > 0 and moves.moves and moves.to_move == score.to_move
-    # The first legal move applies, so the position is one the rules can continue from.
-    step = stub.ApplyMove(pb.ApplyMoveRequest(game=game, position=position, move=moves.moves[0]), timeout=10)
-    assert step.position.notation != text
+    # A move written from GetGame's moveNotation applies: the rules continue from the hand-written position.
+    help_text = stub.GetGame(pb.GetGameRequest(name=game), timeout=10).move_notation
+    rules, move = MOVES[game]
+    for rule in rules:
+        follows(help_text, rule)
+    step = stub.ApplyMove(pb.ApplyMoveRequest(game=game, position=position, move=pb.Move(notation=move)), timeout=10)
+    assert step.position.notation != text and step.events
 
 
 # --- every documented check -------------------------------------------------------------------------------
