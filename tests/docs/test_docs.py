@@ -52,14 +52,35 @@ def test_relative_links_resolve(page: str) -> None:
         assert (path.parent / target).exists(), f"{page} links {target}, which does not exist"
 
 
-def test_nothing_shipped_cites_a_file_outside_the_repository() -> None:
+def citations() -> list[str]:
+    """``path:line`` of every line of a shipped file that cites a file outside the repository."""
     citing = []
     for folder in SHIPPED:
         for path in sorted((ROOT / folder).rglob("*")):
             if path.is_file() and "gen" not in path.relative_to(ROOT).parts and path.suffix != ".so":
                 for number, line in enumerate(read(path).splitlines(), start=1):
                     if OUTSIDE.search(line):
-                        citing.append(f"{path.relative_to(ROOT)}:{number}")
+                        citing.append(f"{path.relative_to(ROOT).as_posix()}:{number}")
+    return citing
+
+
+# Rewritten elsewhere while this test was written: the engines' and the search's docstrings (moving into
+# service/core, service/engines and service/levels) and the proto comments.
+PENDING = ("service/games/", "service/search/", "service/core/", "service/engines/", "service/levels/", "proto/")
+
+
+def test_nothing_shipped_cites_a_file_outside_the_repository() -> None:
+    citing = [where for where in citations() if not where.startswith(PENDING)]
+    assert not citing, "cite docs/games/<game>.md or docs/api.md instead:\n" + "\n".join(citing)
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="the engines' and search docstrings and the proto comments still cite the rule book; "
+    "drop this mark once they cite docs/ (the test then passes, and a strict xfail fails)",
+)
+def test_the_engines_search_and_protos_cite_only_the_docs() -> None:
+    citing = [where for where in citations() if where.startswith(PENDING)]
     assert not citing, "cite docs/games/<game>.md or docs/api.md instead:\n" + "\n".join(citing)
 
 

@@ -3,8 +3,9 @@
 Per game, a mid-game position is written following only the rules GetGame's ``positionNotation`` states
 (each rule is quoted from the text the server answers, so the test fails when the text stops saying it; the
 comments say which rule each character follows): the server must read it, write it back unchanged, list
-legal moves for it, and apply a move written from GetGame's ``moveNotation``. Then every check that ``docs/games/<game>.md`` documents is sent, in notation and
-in the structured form, and must fail with exactly the reason and field the page promises.
+legal moves for it, and apply a move written from GetGame's ``moveNotation``. Then every check that
+``docs/games/<game>.md`` documents is sent, in notation and in the structured form, and must fail with
+exactly the reason and field the page promises.
 """
 
 from __future__ import annotations
