@@ -23,7 +23,8 @@ import time
 from typing import Any
 
 from service.api.servicer import ServiceConfig
-from service.games import GAMES
+from service.engines import GAMES
+from service.levels import LEVELS, best_move
 
 
 def sample_positions(game_id: str, count: int, seed: int) -> list[Any]:
@@ -42,11 +43,10 @@ def sample_positions(game_id: str, count: int, seed: int) -> list[Any]:
 
 
 def measure(game_id: str, level: str, positions: list[Any]) -> dict[str, float]:
-    game = GAMES[game_id]
     seconds, walls, nodes, depths, exact = [], [], [], [], 0
     for position in positions:
         start, wall = time.process_time(), time.perf_counter()
-        result = game.best_move(position, level, None, 0, 1, lambda: False)
+        result = best_move(game_id, position, level, None, 0, 1)
         seconds.append(time.process_time() - start)
         walls.append(time.perf_counter() - wall)
         nodes.append(result.nodes)
@@ -74,7 +74,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"{header} {'nodes':>9} {'depth':>6} {'exact':>6}  goal")
     for game_id in args.games:
         positions = sample_positions(game_id, args.positions, args.seed)
-        rows = [(level.name, measure(game_id, level.name, positions)) for level in GAMES[game_id].levels]
+        rows = [(level.name, measure(game_id, level.name, positions)) for level in LEVELS[game_id].levels]
         baseline = min(row["median_s"] for _, row in rows) or 1e-9
         for name, row in rows:
             met = row["max_s"] <= cap_s

@@ -148,16 +148,12 @@ def _rpc_error_response(error: grpc.RpcError) -> Response:
     return status_response(status, headers)
 
 
-def _snake(name: str) -> str:
-    return re.sub(r"(?<!^)([A-Z])", lambda m: "_" + m.group(1).lower(), name)
-
-
 def parse_error_field(message: str) -> str:
     """The field a protobuf JSON ParseError is about, in snake_case dotted form (best effort)."""
-    path = [_snake(name) for name in re.findall(r"Failed to parse (\w+) field", message)]
+    path = [protojson.snake_case(name) for name in re.findall(r"Failed to parse (\w+) field", message)]
     unknown = re.search(r'has no field named "([^"]+)"', message)
     if unknown:
-        path.append(_snake(unknown.group(1)))
+        path.append(protojson.snake_case(unknown.group(1)))
     return ".".join(path)
 
 

@@ -28,7 +28,6 @@ from google.protobuf import descriptor, descriptor_pb2
 from google.rpc import error_details_pb2, status_pb2
 
 from gamerules.v1 import gamerules_pb2 as pb
-from service.games import GAMES
 
 SERVICE = pb.DESCRIPTOR.services_by_name["GameRules"]
 OPENAPI_VERSION = "3.1.0"
@@ -91,6 +90,12 @@ _WELL_KNOWN: dict[str, dict[str, Any]] = {
     "google.protobuf.StringValue": {"type": "string"},
     "google.protobuf.BytesValue": _SCALARS[_FD.TYPE_BYTES],
 }
+
+
+def game_ids() -> list[str]:
+    """The game ids, from the ``game`` oneof of ``Position`` (one field per game, named after its id): the
+    gateway serves the document without loading any engine."""
+    return sorted(field.name.replace("_", "-") for field in pb.Position.DESCRIPTOR.oneofs_by_name["game"].fields)
 
 
 def _ref(name: str) -> dict[str, str]:
@@ -234,7 +239,7 @@ def _parameter(field: str, template: str) -> dict[str, Any]:
     description = f"The `{field}` of the request (bound from the path `{template}`)."
     if "games/*" in template:
         # The registry is the list of games this build serves (ListGames answers the same).
-        schema = {"type": "string", "enum": sorted(GAMES)}
+        schema = {"type": "string", "enum": game_ids()}
         description = "The game id (the `games/{id}` resource name without its prefix)."
     return {"name": field, "in": "path", "required": True, "schema": schema, "description": description}
 

@@ -14,10 +14,10 @@ import pytest
 
 from service.api.gateway import compile_template, parse_error_field
 from service.api.gateway_server import parse_bind
-from service.games import GAMES, default_options
+from service.engines import GAMES
 from tests.api.conftest import QUIET, free_port, gateway_command, http, wait_http
 
-START = GAMES["reversi"].new_position(default_options(GAMES["reversi"]), "").to_notation()
+START = GAMES["reversi"].new_position().to_notation()
 
 
 def reason_of(body: dict) -> str:

@@ -14,10 +14,10 @@ from openapi_spec_validator import validate
 from service.api import cors
 from service.api.gateway import create_app
 from service.api.openapi import SERVICE, _path_and_parameters, openapi_document
-from service.games import GAMES, default_options
+from service.engines import GAMES
 from tests.api.conftest import http
 
-START = GAMES["reversi"].new_position(default_options(GAMES["reversi"]), "").to_notation()
+START = GAMES["reversi"].new_position().to_notation()
 
 
 @pytest.fixture(scope="module")

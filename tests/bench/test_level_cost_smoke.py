@@ -3,14 +3,15 @@
 from __future__ import annotations
 
 from bench import level_cost
-from service.games import GAMES
+from service.engines import GAMES
+from service.levels import LEVELS
 
 
 def test_the_level_cost_benchmark_runs(capsys) -> None:
     assert level_cost.main(["--positions", "2", "--games", "kalah"]) == 0
     out = capsys.readouterr().out
     rows = [line for line in out.splitlines() if line.startswith("kalah ")]
-    assert [row.split()[1] for row in rows] == [level.name for level in GAMES["kalah"].levels]
+    assert [row.split()[1] for row in rows] == [level.name for level in LEVELS["kalah"].levels]
     assert all(row.endswith("cap)") and (" met " in row or " missed " in row) for row in rows)
 
 
