@@ -15,7 +15,7 @@ PURELIB = $$($(PY) -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])
 GRPC_PORT ?= 50051
 HTTP_PORT ?= 8080
 
-.PHONY: install proto run test lint format typecheck bench lock clean
+.PHONY: install proto run test lint format typecheck bench lock clean examples
 
 install: $(INSTALLED) $(GENERATED) $(NATIVE)
 
@@ -68,6 +68,10 @@ format: install
 
 bench: install
 	$(PY) -m bench
+
+# Record the OpenAPI document's examples again (service/api/examples.json) from real answers.
+examples: install
+	$(PY) -m service.api.record_examples
 
 # Re-pin requirements.lock from pyproject.toml's ranges (needs the package registry).
 lock:

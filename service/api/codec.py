@@ -17,10 +17,10 @@ from gamerules.v1 import gamerules_pb2 as pb
 from service import core
 from service.api import protojson
 from service.api.errors import from_rules_error, invalid
+from service.api.limits import MAX_NOTATION
+from service.api.required import check_required
 from service.core.contract import Game, option_value
 from service.levels.driver import GameLevels
-
-MAX_NOTATION = 8192  # characters; the largest real position (Strands side 9) is far below this
 
 
 def oneof_name(game: Game) -> str:
@@ -52,6 +52,8 @@ def decode_position(game: Game, message: pb.Position, field: str = "position") -
             from_text = game.parse_position(_checked_notation(message.notation, f"{field}.notation"))
     except core.RulesError as error:
         raise from_rules_error(error, f"{field}.notation", text=True) from None
+    if which is not None:
+        check_required(getattr(message, own), f"{field}.{own}")
     try:
         if which is not None:
             from_struct = game.position_from_fields(_fields_of(getattr(message, own)))
@@ -88,6 +90,8 @@ def decode_move(game: Game, position: core.Position, message: pb.Move, field: st
             from_text = position.parse_move(_checked_notation(message.notation, f"{field}.notation"))
     except core.RulesError as error:
         raise from_rules_error(error, f"{field}.notation", text=True) from None
+    if which is not None:
+        check_required(getattr(message, own), f"{field}.{own}")
     try:
         if which is not None:
             from_struct = position.move_from_fields(_fields_of(getattr(message, own)))

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from typing import Any, TypeVar
 
 import grpc
+from google.protobuf.message import Message
 from grpc_status import rpc_status
 
 from gamerules.v1 import gamerules_pb2 as pb
@@ -28,6 +29,17 @@ from gamerules.v1 import gamerules_pb2_grpc as pb_grpc
 from service import core
 from service.api import codec
 from service.api.errors import ApiError, from_rules_error, invalid, overloaded, unknown_game
+from service.api.limits import (
+    DEFAULT_PAGE_SIZE,
+    MAX_BATCH,
+    MAX_LEVEL_CHARS,
+    MAX_MOVES_PER_CALL,
+    MAX_PAGE_SIZE,
+    MAX_PAGE_TOKEN_CHARS,
+    MAX_SEED_CHARS,
+    MAX_TOP_N,
+)
+from service.api.required import check_required
 from service.core.contract import Game
 from service.core.seeds import seeded_int
 from service.engines import GAMES
@@ -35,11 +47,6 @@ from service.levels import LEVELS, GameLevels, play_level
 
 _log = logging.getLogger(__name__)
 
-DEFAULT_PAGE_SIZE = 100
-MAX_PAGE_SIZE = 1000
-MAX_MOVES_PER_CALL = 4096
-MAX_BATCH = 100
-MAX_TOP_N = 64
 _FIELD_LIMIT = 2**31 - 1
 
 
@@ -67,11 +74,13 @@ _Response = TypeVar("_Response")
 
 
 def _rpc(method: Callable[[Any, _Request, grpc.ServicerContext], _Response]) -> Callable[..., _Response]:
-    """Turn ApiError into a Status answer and any other exception into a logged INTERNAL."""
+    """Check the request's REQUIRED fields, then turn ApiError into a Status answer and any other exception
+    into a logged INTERNAL."""
 
     @functools.wraps(method)
     def wrapper(self: Any, request: _Request, context: grpc.ServicerContext) -> _Response:
         try:
+            self._check(request)
             return method(self, request, context)
         except ApiError as error:
             context.abort_with_status(rpc_status.to_status(error.to_status()))
@@ -102,6 +111,13 @@ class GameRulesServicer(pb_grpc.GameRulesServicer):
 
     # --- helpers ---------------------------------------------------------------------------------
 
+    def _check(self, request: Message) -> None:
+        """An unknown game first (a wrong path says more than a missing field), then the REQUIRED fields."""
+        for name in ("game", "name"):
+            if name in request.DESCRIPTOR.fields_by_name and getattr(request, name):
+                self._game(getattr(request, name), name)
+        check_required(request)
+
     def _game(self, name: str, field: str = "game") -> Game:
         if not name:
             raise invalid(field, "the game is required, e.g. 'games/reversi'")
@@ -120,7 +136,7 @@ class GameRulesServicer(pb_grpc.GameRulesServicer):
         if not token:
             return 0
         bad = invalid("page_token", "not a page token of this position's listing", "INVALID_PAGE_TOKEN")
-        if len(token) > 64:
+        if len(token) > MAX_PAGE_TOKEN_CHARS:
             raise bad
         try:
             raw = base64.urlsafe_b64decode(token + "=" * (-len(token) % 4))
@@ -147,8 +163,8 @@ class GameRulesServicer(pb_grpc.GameRulesServicer):
     @_rpc
     def NewGame(self, request: pb.NewGameRequest, context: grpc.ServicerContext) -> pb.NewGameResponse:
         game = self._game(request.game)
-        if len(request.seed) > 1024:
-            raise invalid("seed", f"is {len(request.seed)} characters long; at most 1024")
+        if len(request.seed) > MAX_SEED_CHARS:
+            raise invalid("seed", f"is {len(request.seed)} characters long; at most {MAX_SEED_CHARS}")
         options = codec.decode_options(game, request.options)
         # No seed means "a new game", not "the same game every time": pick one and say which.
         seed = request.seed or secrets.token_hex(8)
@@ -276,12 +292,12 @@ class GameRulesServicer(pb_grpc.GameRulesServicer):
         game = self._game(request.game)
         position = codec.decode_position(game, request.position)
         limits = _decode_limits(request.limits, self._config.max_think_ms)
-        if request.top_n < 0:
-            raise invalid("top_n", f"must not be negative, got {request.top_n}")
-        top_n = min(max(request.top_n, 1), MAX_TOP_N)
-        if len(request.seed) > 1024:
-            raise invalid("seed", f"is {len(request.seed)} characters long; at most 1024")
-        if len(request.level) > 64:
+        if not 0 <= request.top_n <= MAX_TOP_N:
+            raise invalid("top_n", f"must be 0 (one move) to {MAX_TOP_N}, got {request.top_n}")
+        top_n = max(request.top_n, 1)
+        if len(request.seed) > MAX_SEED_CHARS:
+            raise invalid("seed", f"is {len(request.seed)} characters long; at most {MAX_SEED_CHARS}")
+        if len(request.level) > MAX_LEVEL_CHARS:
             raise invalid("level", "is longer than any level name", "UNKNOWN_LEVEL")
         if position.outcome() is not None:
             raise from_rules_error(core.GameOverError("the game is over: there is no move to choose"), "position")

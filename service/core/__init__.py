@@ -23,6 +23,10 @@ from service.core.errors import (
     UnknownLevel,
 )
 from service.core.values import (
+    EVENT_TYPES,
+    OPTION_TYPES,
+    RESULT_REASONS,
+    STOP_REASONS,
     Event,
     Level,
     Limits,
@@ -36,6 +40,10 @@ from service.core.values import (
 )
 
 __all__ = [
+    "EVENT_TYPES",
+    "OPTION_TYPES",
+    "RESULT_REASONS",
+    "STOP_REASONS",
     "Event",
     "Game",
     "GameOverError",

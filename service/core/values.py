@@ -7,23 +7,39 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal, get_args
 
 # A move as an engine sees it: a small hashable value the engine chooses (an int square, pit or line, a tuple
 # of cells). Typed Any so that each engine's methods can name their own kind of move.
 Move = Any
+
+# Closed vocabularies: the only words these fields take, here and in the API (the OpenAPI document lists them as
+# enums from these tuples; mypy holds the engines to them).
+
+# ``Event.type``: one word per idea, shared by the games where the idea is the same.
+EventType = Literal[
+    "place", "flip", "pass", "sow", "capture", "extra_turn", "sweep", "line", "box", "points", "phase", "game_over"
+]
+# ``Outcome.reason``: the rule that decided a result; "draw" for every draw.
+ResultReason = Literal["discs", "seeds", "boxes", "points", "largest_group", "non_opener", "group_sizes", "draw"]
+# ``SearchResult.stop_reason``: why a search stopped ("rule": a level's rule chose the move, no search).
+StopReason = Literal["depth", "time", "nodes", "deadline", "cancelled", "solved", "rule"]
+# ``OptionSpec.type``: "cells" is a list of cell names.
+OptionType = Literal["int", "bool", "string", "enum", "cells"]
+EVENT_TYPES: tuple[str, ...] = get_args(EventType)
+RESULT_REASONS: tuple[str, ...] = get_args(ResultReason)
+STOP_REASONS: tuple[str, ...] = get_args(StopReason)
+OPTION_TYPES: tuple[str, ...] = get_args(OptionType)
 
 
 @dataclass(frozen=True, slots=True)
 class Event:
     """Something that happened while a move was applied, in the order it happened.
 
-    ``type`` is a game word shared across games where the idea is the same: ``place``, ``flip``,
-    ``pass``, ``sow``, ``capture``, ``extra_turn``, ``sweep``, ``line``, ``box``, ``points``,
-    ``phase``, ``game_over``.
+    ``type`` is a game word shared across games where the idea is the same (``EVENT_TYPES``).
     """
 
-    type: str
+    type: EventType
     seat: int = 0  # the seat it happened to or for, 0 when none
     cells: tuple[str, ...] = ()  # squares / pits / lines / cells involved, in notation
     count: int = 0  # how many (discs flipped, seeds captured, points scored, boxes...)
@@ -35,10 +51,9 @@ class Outcome:
     """The result of a finished game: who won and which rule decided it (python-chess's Outcome)."""
 
     winner: int  # 1 or 2; 0 for a draw
-    # The rule that decided a win: "discs", "seeds", "boxes", "points", "largest_group", "non_opener",
-    # "group_sizes"; "draw" when nobody won (Reversi, Kalah, Dots and Boxes). The API passes it on as is
-    # (ScoreResponse.reason; the vocabulary is listed in docs/api.md).
-    reason: str
+    # The rule that decided a win, or "draw" when nobody won (Reversi, Kalah, Dots and Boxes): the engines, the
+    # API (ScoreResponse.reason) and the CLI say the same word; the vocabulary is listed in docs/api.md.
+    reason: ResultReason
     detail: str = ""  # one sentence, e.g. "Black 33 discs, White 31"
 
 
@@ -47,7 +62,7 @@ class OptionSpec:
     """One option of ``new_position``: its name (snake_case, as in the API), type, default and range."""
 
     name: str
-    type: str  # "int", "bool", "string", "enum" or "cells" (a list of cell names)
+    type: OptionType
     default: Any
     description: str
     minimum: int | None = None
@@ -94,7 +109,9 @@ class SearchResult:
     depth: int = 0
     nodes: int = 0
     elapsed_ms: float = 0.0
-    stop_reason: str = ""  # "depth", "time", "nodes", "deadline", "cancelled", "solved", "rule" (no search)
+    # One of STOP_REASONS; a str because the search takes it from its stop signal at run time (a test holds
+    # every search to the set).
+    stop_reason: str = ""
     pv: list[Move] = field(default_factory=list)
     alternatives: list[ScoredMove] = field(default_factory=list)  # best first, includes ``move``
 

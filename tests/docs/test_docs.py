@@ -65,22 +65,8 @@ def citations() -> list[str]:
     return citing
 
 
-# Rewritten by another change while this test was written: the proto comments.
-PENDING = ("proto/",)
-
-
 def test_nothing_shipped_cites_a_file_outside_the_repository() -> None:
-    citing = [where for where in citations() if not where.startswith(PENDING)]
-    assert not citing, "cite docs/games/<game>.md or docs/api.md instead:\n" + "\n".join(citing)
-
-
-@pytest.mark.xfail(
-    strict=True,
-    reason="the proto comments still cite the rule book; drop this mark once they cite docs/ (the test then "
-    "passes, and a strict xfail fails)",
-)
-def test_the_protos_cite_only_the_docs() -> None:
-    citing = [where for where in citations() if where.startswith(PENDING)]
+    citing = citations()
     assert not citing, "cite docs/games/<game>.md or docs/api.md instead:\n" + "\n".join(citing)
 
 
