@@ -111,7 +111,7 @@ def random_position(size: int, plies: int, seed: int, black_seat: int = 1) -> Re
 
 
 @pytest.mark.parametrize(("depth", "expected"), list(enumerate([4, 12, 56, 244, 1396, 8200, 55092, 390216], start=1)))
-def test_perft_8x8_matches_rules_md(depth: int, expected: int) -> None:
+def test_perft_8x8_matches_the_reference_figures(depth: int, expected: int) -> None:
     assert perft(GAME.new_position({}, ""), depth) == expected
 
 
