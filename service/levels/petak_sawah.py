@@ -27,6 +27,7 @@ MEDIUM_DEPTH = 1
 HARD_NODES = 250_000
 HARD_SOLVE_EMPTIES = 14
 HARD_SOLVE_LEAD = 4
+HARD_LIMITS = Limits(max_nodes=HARD_NODES)
 
 
 def margin_now(position: PetakSawahPosition, seat: int) -> float:
@@ -52,7 +53,7 @@ def _medium(position: Any, limits: Limits, rng: Random, top_n: int, stop: StopSi
 
 def _hard(position: Any, limits: Limits, rng: Random, top_n: int, stop: StopSignal) -> SearchResult:
     solve = position.empty.bit_count() <= HARD_SOLVE_EMPTIES
-    found = native_search(position, limits, HARD_NODES, stop, top_n, solve=solve, solve_lead=HARD_SOLVE_LEAD)
+    found = native_search(position, limits, HARD_LIMITS, stop, top_n, solve=solve, solve_lead=HARD_SOLVE_LEAD)
     if found is not None:  # the native search engine (boards up to 64 cells): the same search in C
         return found
     return search(position, limits, stop=stop, top_n=top_n, rng=rng, solve=solve, solve_lead=HARD_SOLVE_LEAD)
@@ -72,7 +73,7 @@ LEVELS = GameLevels(
             "Searches deep, estimating the points still to be won around every empty cell, and plays "
             "perfectly (the exact final margin, tie-breaks included) once few enough cells are left to search "
             "to the end.",
-            Limits(max_nodes=HARD_NODES),
+            HARD_LIMITS,
         ),
     ),
     "hard",

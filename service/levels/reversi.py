@@ -78,9 +78,10 @@ SOLVE_LEAD = MIDGAME_DEPTH  # iterations before the solve leaps to the end: the 
 # positions at 12 up to 300k; a depth-6 midgame search takes under 16k. With the kernel, see
 # ``EXACT_EMPTIES_NATIVE``. A budget keeps the answer the same on every machine.
 EXPERT_NODES = 150_000
-# With the native search, expert proves from this many empty squares (about a million native nodes at most,
-# measured with ``python -m bench.native``'s positions; within the budget's 6 million).
-NATIVE_SOLVE_EMPTIES = 16
+# With the native search, expert proves from this many empty squares (a proof of 14 empties takes some
+# 100k native nodes, within the budget; deeper proofs come from iterative deepening when they fit).
+NATIVE_SOLVE_EMPTIES = 14
+EXPERT_LIMITS = Limits(max_time_ms=20_000, max_nodes=EXPERT_NODES)
 
 
 def exact_empties(position: ReversiPosition) -> int:
@@ -100,7 +101,7 @@ def _expert(position: ReversiPosition, limits: Limits, rng: Any, top_n: int, sto
     budget is spent or the game is proved (a depth reaching the end proves it), the solve mode from
     ``NATIVE_SOLVE_EMPTIES`` empty squares."""
     solve = limits.max_depth is None and position.empties() <= NATIVE_SOLVE_EMPTIES
-    found = native_search(position, limits, EXPERT_NODES, stop, top_n, solve=solve, solve_lead=SOLVE_LEAD)
+    found = native_search(position, limits, EXPERT_LIMITS, stop, top_n, solve=solve, solve_lead=SOLVE_LEAD)
     if found is not None:
         return found
     if limits.max_depth is None:
@@ -131,7 +132,7 @@ LEVELS = GameLevels(
             f"{EXACT_EMPTIES}) computes the game to the end exactly whenever that fits its {EXPERT_NODES:,}-node "
             "budget. With the native search engine (boards up to 8x8) it searches as deep as the budget or the "
             "caller's time allows and proves the game whenever the search reaches its end.",
-            Limits(max_time_ms=20_000, max_nodes=EXPERT_NODES),
+            EXPERT_LIMITS,
         ),
     ),
     "expert",
