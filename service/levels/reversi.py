@@ -78,9 +78,6 @@ SOLVE_LEAD = MIDGAME_DEPTH  # iterations before the solve leaps to the end: the 
 # positions at 12 up to 300k; a depth-6 midgame search takes under 16k. With the kernel, see
 # ``EXACT_EMPTIES_NATIVE``. A budget keeps the answer the same on every machine.
 EXPERT_NODES = 150_000
-# With the native search, expert proves from this many empty squares (a proof of 14 empties takes some
-# 100k native nodes, within the budget; deeper proofs come from iterative deepening when they fit).
-NATIVE_SOLVE_EMPTIES = 14
 EXPERT_LIMITS = Limits(max_time_ms=20_000, max_nodes=EXPERT_NODES)
 
 
@@ -97,13 +94,14 @@ def _expert(position: ReversiPosition, limits: Limits, rng: Any, top_n: int, sto
     ``EXACT_EMPTIES_NATIVE`` in the kernel), so the answer is proved exact whenever the solve fits the
     node budget. A caller's ``max_depth`` replaces this choice: plain iterative deepening to that depth.
 
-    With the native search engine (boards up to 8x8) there is no depth cap: iterative deepening until the
-    budget is spent or the game is proved (a depth reaching the end proves it), the solve mode from
-    ``NATIVE_SOLVE_EMPTIES`` empty squares."""
-    solve = limits.max_depth is None and position.empties() <= NATIVE_SOLVE_EMPTIES
-    found = native_search(position, limits, EXPERT_LIMITS, stop, top_n, solve=solve, solve_lead=SOLVE_LEAD)
-    if found is not None:
-        return found
+    Before that, with the native search engine (boards up to 8x8), there is no depth cap: iterative deepening
+    until the budget (native nodes counted one to one) is spent or the game is proved (a depth reaching the
+    end proves it)."""
+    solving = limits.max_depth is None and position.empties() <= exact_empties(position)
+    if not solving:  # the proofs stay with the endgame solver, which fits 17 empties into the budget
+        found = native_search(position, limits, EXPERT_LIMITS, stop, top_n)
+        if found is not None:
+            return found
     if limits.max_depth is None:
         if position.empties() <= exact_empties(position):
             return search(
