@@ -9,32 +9,47 @@ GEN_DIR := service/gen
 GENERATED := $(GEN_DIR)/.generated
 NATIVE := $(GEN_DIR)/kalah_search.so $(GEN_DIR)/reversi_endgame.so
 PROTOS := $(wildcard proto/gamerules/v1/*.proto)
+# Wheels of everything `pip install .` and `pip install clients/python` need, build requirements included, at the
+# versions requirements.lock pins: the install tests build and install both packages from it, offline.
+WHEELHOUSE := build/wheelhouse
+WHEELS := $(WHEELHOUSE)/.complete
+# Python versions besides the venv's whose wheels `make check-pythons` resolves for every pinned package.
+CHECK_PYTHONS ?= 3.12 3.13
 # The venv's site-packages (evaluated by the shell inside recipes, once the venv exists).
 PURELIB = $$($(PY) -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')
 
 GRPC_PORT ?= 50051
 HTTP_PORT ?= 8080
 
-.PHONY: install proto run test lint format typecheck bench lock clean
+.PHONY: install proto run test lint format typecheck bench lock check-pythons clean
 
-install: $(INSTALLED) $(GENERATED) $(NATIVE)
+install: $(INSTALLED) $(GENERATED) $(NATIVE) $(WHEELS)
 
 # The virtual environment with every pinned package, and a .pth so `service` and the generated
-# `gamerules.v1` packages import from this checkout; the client library and its `gamerules` command, editable.
-$(INSTALLED): requirements.lock pyproject.toml clients/python/pyproject.toml
-	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+# `gamerules.v1` packages import from this checkout; the client library and its `gamerules` command, editable
+# (built from the wheelhouse: its build requirements are pinned too).
+$(INSTALLED): requirements.lock pyproject.toml clients/python/pyproject.toml $(WHEELS)
 	$(PY) -m pip install --quiet --disable-pip-version-check -r requirements.lock
-	$(PY) -m pip install --quiet --disable-pip-version-check --no-deps -e clients/python
+	$(PY) -m pip install --quiet --disable-pip-version-check --no-deps --no-index --find-links $(WHEELHOUSE) \
+		-e clients/python
 	echo "$(CURDIR)" > $(PURELIB)/gamerules-checkout.pth
 	echo "$(CURDIR)/$(GEN_DIR)" >> $(PURELIB)/gamerules-checkout.pth
 	touch $@
 
-# Generated code is never edited or committed: this rule is its only source.
-$(GENERATED): $(INSTALLED) $(PROTOS)
+# Both packages' runtime and build requirements, resolved against requirements.lock (so at its pins), as wheels.
+$(WHEELS): requirements.lock pyproject.toml clients/python/pyproject.toml
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	rm -rf $(WHEELHOUSE) && $(PY) -m pip download --quiet --disable-pip-version-check --only-binary=:all: \
+		-d $(WHEELHOUSE) -c requirements.lock $$($(PY) -c 'import tomllib; \
+		t = [tomllib.load(open(f, "rb")) for f in ("pyproject.toml", "clients/python/pyproject.toml")]; \
+		print(" ".join(sorted({r for d in t for r in d["project"]["dependencies"] + d["build-system"]["requires"]})))')
+	touch $@
+
+# Generated code is never edited or committed: this rule is its only source (the same generator builds the
+# wheels' copies, see setup.py).
+$(GENERATED): $(INSTALLED) $(PROTOS) clients/python/build_protos.py
 	rm -rf $(GEN_DIR) && mkdir -p $(GEN_DIR)
-	$(PY) -m grpc_tools.protoc -Iproto -I$(PURELIB) \
-		--python_out=$(GEN_DIR) --pyi_out=$(GEN_DIR) --grpc_python_out=$(GEN_DIR) \
-		--include_imports --include_source_info --descriptor_set_out=$(GEN_DIR)/gamerules.binpb $(PROTOS)
+	$(PY) clients/python/build_protos.py $(GEN_DIR) --descriptor-set
 	touch $@
 
 # The engines' native kernels (service/games/*.c), loaded by service/games/native.py with ctypes: built code,
@@ -75,5 +90,14 @@ lock:
 		&& (head -n 2 requirements.lock; .lockvenv/bin/pip freeze --exclude gamerules) > requirements.lock.new \
 		&& mv requirements.lock.new requirements.lock && rm -rf .lockvenv
 
+# Every package requirements.lock pins has a wheel for each Python of CHECK_PYTHONS (needs the package registry;
+# pip resolves each pin's files without installing anything).
+check-pythons: $(INSTALLED)
+	for version in $(CHECK_PYTHONS); do \
+		rm -rf build/check-$$version && $(PY) -m pip download --quiet --disable-pip-version-check \
+			--only-binary=:all: --python-version $$version --no-deps -r requirements.lock -d build/check-$$version \
+			&& echo "python $$version: every pinned package has a wheel" || exit 1; \
+	done
+
 clean:
-	rm -rf $(VENV) $(GEN_DIR) .pytest_cache .ruff_cache .mypy_cache
+	rm -rf $(VENV) $(GEN_DIR) build clients/python/build *.egg-info clients/python/*.egg-info .pytest_cache .ruff_cache .mypy_cache

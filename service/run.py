@@ -15,6 +15,8 @@ import time
 import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
+from service.api import environment
+
 
 def _wait_serving(address: str, timeout_s: float) -> bool:
     deadline = time.monotonic() + timeout_s
@@ -32,10 +34,13 @@ def _wait_serving(address: str, timeout_s: float) -> bool:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description="Start the gamerules gRPC server and REST gateway.")
-    parser.add_argument("--host", default="localhost")
-    parser.add_argument("--grpc-port", type=int, default=50051)
-    parser.add_argument("--http-port", type=int, default=8080)
-    parser.add_argument("--metrics-port", type=int, default=9464, help="the gRPC server's metrics; 0: none")
+    env = environment.env
+    parser.add_argument("--host", default=env("GAMERULES_HOST", environment.DEFAULT_HOST))
+    parser.add_argument("--grpc-port", type=int, default=int(env("GAMERULES_GRPC_PORT", "50051")))
+    parser.add_argument("--http-port", type=int, default=int(env("GAMERULES_HTTP_PORT", "8080")))
+    parser.add_argument(
+        "--metrics-port", type=int, default=int(env("GAMERULES_METRICS_PORT", "9464")), help="the server's; 0: none"
+    )
     parser.add_argument("--gateway-workers", type=int, default=2)
     args = parser.parse_args()
 
@@ -54,7 +59,7 @@ def main() -> int:
     gateway = subprocess.Popen(
         [
             sys.executable, "-m", "service.api.gateway_server", "--bind", f"{args.host}:{args.http_port}",
-            "--backend", grpc_address, "--workers", str(args.gateway_workers),
+            "--grpc-target", grpc_address, "--workers", str(args.gateway_workers),
         ]
     )  # fmt: skip
     print(

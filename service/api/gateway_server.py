@@ -28,16 +28,15 @@ import time
 from pathlib import Path
 from typing import Any
 
-from service.api import logs, multiproc
+from service.api import environment, logs, multiproc
 
-DEFAULT_BIND = "localhost:8080"
 # Each request holds a thread while it waits on its gRPC call, with the GIL released; granian's own advice
 # (it warns above this) is at most two per core and one more.
 DEFAULT_THREADS = 2 * (os.cpu_count() or 1) + 1
 
 
 def _env(name: str, default: str) -> str:
-    return os.environ.get(name) or default
+    return environment.env(name, default)
 
 
 def parse_bind(bind: str) -> tuple[str, int]:
@@ -61,8 +60,14 @@ def parse_bind(bind: str) -> tuple[str, int]:
 
 def parser() -> argparse.ArgumentParser:
     add = (parser := argparse.ArgumentParser(description="Run the gamerules REST gateway.")).add_argument
-    add("--bind", type=parse_bind, default=_env("GAMERULES_GATEWAY_BIND", DEFAULT_BIND), help="host:port to listen on")
-    add("--backend", default=_env("GAMERULES_BACKEND", "localhost:50051"), help="the gRPC server, host:port")
+    add("--bind", type=parse_bind, default=environment.gateway_bind(), help="host:port to listen on")
+    add(
+        "--grpc-target",
+        "--backend",  # its name in release 0.1.0
+        dest="grpc_target",
+        default=_env("GAMERULES_GRPC_TARGET", environment.DEFAULT_GRPC_TARGET),
+        help="the gRPC server, host:port",
+    )
     add("--workers", type=int, default=int(_env("GAMERULES_GATEWAY_WORKERS", str(os.cpu_count() or 1))))
     add(
         "--threads",
@@ -71,8 +76,8 @@ def parser() -> argparse.ArgumentParser:
         help="requests one worker handles at once (each waits on its gRPC call); more wait in line",
     )
     add("--grace-s", type=float, default=float(_env("GAMERULES_GRACE_S", "15")), help="on SIGTERM, for requests")
-    add("--tls-cert", default=os.environ.get("GAMERULES_GATEWAY_TLS_CERT"), help="PEM certificate: serve HTTPS")
-    add("--tls-key", default=os.environ.get("GAMERULES_GATEWAY_TLS_KEY"), help="PEM key of --tls-cert")
+    add("--tls-cert", default=_env("GAMERULES_GATEWAY_TLS_CERT", ""), help="PEM certificate: serve HTTPS")
+    add("--tls-key", default=_env("GAMERULES_GATEWAY_TLS_KEY", ""), help="PEM key of --tls-cert")
     return parser
 
 
@@ -201,7 +206,7 @@ def main(argv: list[str] | None = None) -> int:
         print("--tls-cert and --tls-key go together", file=sys.stderr)
         return 2
     host, port = args.bind
-    os.environ["GAMERULES_BACKEND"] = args.backend  # read by create_app in each worker
+    os.environ["GAMERULES_GRPC_TARGET"] = args.grpc_target  # read by create_app in each worker
     metrics_dir, owned = multiproc.prepare("gamerules-gateway-metrics-")
     logs.configure()
 

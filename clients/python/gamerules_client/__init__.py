@@ -17,12 +17,12 @@ from __future__ import annotations
 from .aio import AsyncGameRulesClient
 from .client import (
     DEFAULT_BEST_MOVE_TIMEOUT_S,
-    DEFAULT_TARGET,
     DEFAULT_TIMEOUT_S,
     GameRulesClient,
     channel_options,
     service_config,
 )
+from .environment import DEFAULT_TARGET, default_target
 from .errors import (
     DeadlineExceededError,
     FailedPreconditionError,
@@ -61,6 +61,7 @@ __all__ = [
     "UnauthenticatedError",
     "UnavailableError",
     "channel_options",
+    "default_target",
     "fields",
     "from_rpc_error",
     "game_id",

@@ -26,15 +26,16 @@ from ._stubs import SERVICE, pb, pb_grpc
 from .client import (
     DEFAULT_BEST_MOVE_TIMEOUT_S,
     DEFAULT_MAX_ATTEMPTS,
-    DEFAULT_TARGET,
     DEFAULT_TIMEOUT_S,
     channel_options,
 )
+from .environment import default_target
 from .errors import from_rpc_error
 
 
 class AsyncGameRulesClient:
-    """An asyncio client of the GameRules service on ``target`` (``host:port``). Make it inside the event loop
+    """An asyncio client of the GameRules service on ``target`` (``host:port``; default
+    ``GAMERULES_GRPC_TARGET``, else ``localhost:50051``). Make it inside the event loop
     that uses it; close it (``await client.close()``, or ``async with``) to close its channel.
 
     ``credentials`` makes a TLS channel (``grpc.ssl_channel_credentials(...)``); ``metadata`` is sent with
@@ -43,7 +44,7 @@ class AsyncGameRulesClient:
 
     def __init__(
         self,
-        target: str = DEFAULT_TARGET,
+        target: str | None = None,
         *,
         timeout: float = DEFAULT_TIMEOUT_S,
         best_move_timeout: float = DEFAULT_BEST_MOVE_TIMEOUT_S,
@@ -52,7 +53,7 @@ class AsyncGameRulesClient:
         max_attempts: int = DEFAULT_MAX_ATTEMPTS,
         channel: grpc.aio.Channel | None = None,
     ) -> None:
-        self.target = target
+        self.target = target = target or default_target()
         self.timeout = timeout
         self.best_move_timeout = best_move_timeout
         self._metadata = tuple(metadata)

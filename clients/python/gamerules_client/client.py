@@ -32,9 +32,9 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 from . import _requests as rq
 from . import notations as nt
 from ._stubs import SERVICE, pb, pb_grpc
+from .environment import default_target
 from .errors import from_rpc_error
 
-DEFAULT_TARGET = "localhost:50051"
 DEFAULT_TIMEOUT_S = 5.0
 DEFAULT_BEST_MOVE_TIMEOUT_S = 15.0
 DEFAULT_MAX_ATTEMPTS = 4
@@ -74,8 +74,8 @@ def channel_options(max_attempts: int = DEFAULT_MAX_ATTEMPTS) -> list[tuple[str,
 
 
 class GameRulesClient:
-    """A client of the GameRules service on ``target`` (``host:port``). Thread-safe; close it (or use it as
-    a context manager) to close its channel.
+    """A client of the GameRules service on ``target`` (``host:port``; default ``GAMERULES_GRPC_TARGET``, else
+    ``localhost:50051``). Thread-safe; close it (or use it as a context manager) to close its channel.
 
     ``credentials`` makes a TLS channel (``grpc.ssl_channel_credentials(...)``); ``metadata`` is sent with
     every call (e.g. ``[("x-api-key", KEY)]``); ``channel`` uses a channel you made instead.
@@ -83,7 +83,7 @@ class GameRulesClient:
 
     def __init__(
         self,
-        target: str = DEFAULT_TARGET,
+        target: str | None = None,
         *,
         timeout: float = DEFAULT_TIMEOUT_S,
         best_move_timeout: float = DEFAULT_BEST_MOVE_TIMEOUT_S,
@@ -92,7 +92,7 @@ class GameRulesClient:
         max_attempts: int = DEFAULT_MAX_ATTEMPTS,
         channel: grpc.Channel | None = None,
     ) -> None:
-        self.target = target
+        self.target = target = target or default_target()
         self.timeout = timeout
         self.best_move_timeout = best_move_timeout
         self._metadata = tuple(metadata)
