@@ -59,11 +59,12 @@ def env(name: str, default: str = "", environ: Mapping[str, str] | None = None) 
 
 
 def gateway_bind(environ: Mapping[str, str] | None = None) -> str:
-    """The gateway's ``host:port``: ``GAMERULES_HOST`` and ``GAMERULES_HTTP_PORT``, else the old
-    ``GAMERULES_GATEWAY_BIND`` (with a warning), else ``localhost:8080``."""
+    """The gateway's ``host:port``: ``GAMERULES_HOST`` and ``GAMERULES_HTTP_PORT``; while no HTTP port is
+    given, the old ``GAMERULES_GATEWAY_BIND`` (with a warning: the image sets ``GAMERULES_HOST`` for both
+    roles, so a deployment that moved the gateway with the old name keeps its port); else ``localhost:8080``."""
     environ = os.environ if environ is None else environ
     host, port = environ.get("GAMERULES_HOST"), environ.get("GAMERULES_HTTP_PORT")
-    if not (host or port) and environ.get(OLD_GATEWAY_BIND):
+    if not port and environ.get(OLD_GATEWAY_BIND):
         deprecated(OLD_GATEWAY_BIND, "GAMERULES_HOST and GAMERULES_HTTP_PORT")
         return environ[OLD_GATEWAY_BIND]
     return f"{host or DEFAULT_HOST}:{port or DEFAULT_HTTP_PORT}"

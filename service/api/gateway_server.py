@@ -201,6 +201,7 @@ def _relay_stop_signals(worker: bool = False) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
+    logs.configure()  # first: reading the environment may log that an old variable name is deprecated
     args = parser().parse_args(argv)
     if bool(args.tls_cert) != bool(args.tls_key):
         print("--tls-cert and --tls-key go together", file=sys.stderr)
@@ -208,7 +209,6 @@ def main(argv: list[str] | None = None) -> int:
     host, port = args.bind
     os.environ["GAMERULES_GRPC_TARGET"] = args.grpc_target  # read by create_app in each worker
     metrics_dir, owned = multiproc.prepare("gamerules-gateway-metrics-")
-    logs.configure()
 
     from granian import Granian
     from granian.constants import Interfaces, SSLProtocols
