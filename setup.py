@@ -23,7 +23,7 @@ from setuptools.command.build_py import build_py
 HERE = Path(__file__).resolve().parent
 CLIENT = Path("clients") / "python"
 sys.path.insert(0, str(HERE / CLIENT))
-import build_protos  # beside the client's setup.py, not an installed module
+import build_protos  # noqa: E402  (beside the client's setup.py, not an installed module)
 
 # The Makefile's flags: no fused multiply-add, so a kernel's doubles are its Python twin's on every machine.
 KERNEL_FLAGS = ["-O2", "-ffp-contract=off", "-shared", "-fPIC"]

@@ -1,8 +1,9 @@
 """The container's HEALTHCHECK: exit 0 when the role running here is healthy, 1 otherwise.
 
 The image runs either role, so this asks the gRPC health service on ``GAMERULES_GRPC_PORT`` (the server:
-SERVING for ``gamerules.v1.GameRules``) and, when nothing answers there, the gateway's ``/healthz`` on the
-``GAMERULES_HTTP_PORT`` (8080; release 0.1.0's ``GAMERULES_GATEWAY_BIND`` still counts). Kubernetes does not use this: its probes are in the manifests.
+SERVING for ``gamerules.v1.GameRules``) and, when nothing answers there, the gateway's ``/healthz`` on
+``GAMERULES_HTTP_PORT`` (8080; release 0.1.0's ``GAMERULES_GATEWAY_BIND`` still counts). Kubernetes does not
+use this: its probes are in the manifests.
 """
 
 from __future__ import annotations
