@@ -9,6 +9,7 @@ of the checkout (its ``service/gen``, its ``.pth``) is on the path and no build 
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
@@ -16,11 +17,12 @@ import signal
 import subprocess
 import sys
 import time
+import urllib.request
 from pathlib import Path
 
 import pytest
 
-from tests.api.conftest import free_port
+from tests.api.conftest import free_port, wait_http
 
 ROOT = Path(__file__).resolve().parents[2]
 WHEELHOUSE = ROOT / "build" / "wheelhouse"
@@ -169,7 +171,36 @@ def test_the_service_installs_with_pip_and_its_entry_points_run(tmp_path):
                 break
             time.sleep(0.3)
         assert moves.returncode == 0 and "4 legal moves for seat 1" in moves.stdout, moves.stderr
+        _check_the_installed_gateway(bin_dir, work, f"127.0.0.1:{port}")
     finally:
         server.send_signal(signal.SIGTERM)
         _, stderr = server.communicate(timeout=60)
     assert server.returncode == 0 and "Traceback" not in stderr, stderr
+
+
+def _check_the_installed_gateway(bin_dir: Path, work: Path, grpc_target: str) -> None:
+    """The installed gateway answers over REST, and its OpenAPI document has the proto comments (the wheel's
+    descriptor set); it stops cleanly."""
+    port = free_port()
+    command = ["gamerules-gateway", "--bind", f"127.0.0.1:{port}", "--workers", "1"]
+    gateway = subprocess.Popen(
+        [str(bin_dir / command[0]), *command[1:]],
+        cwd=work,
+        env=_clean_environ(GAMERULES_GRPC_TARGET=grpc_target),
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        wait_http(f"http://127.0.0.1:{port}/readyz")
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/v1/games/kalah", timeout=10) as answer:
+            assert json.load(answer)["id"] == "kalah"
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/openapi.json", timeout=10) as answer:
+            document = json.load(answer)
+        operations = [operation for path in document["paths"].values() for operation in path.values()]
+        assert operations and any(operation.get("description") for operation in operations)
+    finally:
+        gateway.send_signal(signal.SIGTERM)
+        _, stderr = gateway.communicate(timeout=60)
+    assert gateway.returncode == 0, stderr
+    for alarming in ("Traceback", "Killing", "refused to gracefully stop"):
+        assert alarming not in stderr, stderr
