@@ -16,6 +16,7 @@ import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from service.api import environment
+from service.engines import GAMES
 
 
 def _wait_serving(address: str, timeout_s: float, stopping: list[int]) -> bool:
@@ -104,9 +105,7 @@ def main() -> int:
 
 
 def _reversi_start() -> str:
-    from service.games import GAMES, default_options
-
-    return GAMES["reversi"].new_position(default_options(GAMES["reversi"]), "").to_notation()
+    return GAMES["reversi"].new_position().to_notation()
 
 
 if __name__ == "__main__":

@@ -41,7 +41,7 @@ from gamerules.v1 import gamerules_pb2_grpc as pb_grpc
 from service.api import auth, environment, logs, multiproc
 from service.api.calls import ObservingInterceptor
 from service.api.servicer import GameRulesServicer, ServiceConfig
-from service.games import GAMES
+from service.levels import LEVELS
 
 _log = logging.getLogger(__name__)
 
@@ -134,7 +134,7 @@ def create_server(
         maximum_concurrent_rpcs=config.max_concurrent_rpcs,
     )
     if servicer is None:
-        servicer = GameRulesServicer(config=config.service, observe_search=metrics.SearchMetrics(GAMES))
+        servicer = GameRulesServicer(config=config.service, observe_search=metrics.SearchMetrics(LEVELS))
     pb_grpc.add_GameRulesServicer_to_server(servicer, server)
     health_servicer = health.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)

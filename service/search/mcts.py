@@ -1,6 +1,6 @@
 """UCT Monte Carlo tree search, for games whose branching defeats alpha-beta (Strands).
 
-Game rules are in ``shared/spec/rules.md``; this module only knows the search hooks of ``base.Position``.
+It knows only the engine contract's search members (``service/core/contract.py``).
 
 - Selection by UCB1 on win rates (win 1, draw ½, loss 0, judged by the sign of ``final_value``), from the
   point of view of the seat that made the move into each node, so seats that move twice in a row need no
@@ -25,8 +25,10 @@ import random
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from service.games.base import GameOverError, Limits, Move, ScoredMove, SearchResult, StopSignal
-from service.search.levels import Deadline, never, static_value
+from service.core.errors import GameOverError
+from service.core.values import Limits, Move, ScoredMove, SearchResult, StopSignal
+from service.search.deadline import Deadline, never
+from service.search.greedy import static_value
 
 DEFAULT_ITERATIONS = 1000
 EXPLORATION = 0.7  # UCB1 constant for rewards in [0, 1]
