@@ -24,7 +24,6 @@ import signal
 import socket
 import sys
 import threading
-import time
 from pathlib import Path
 from typing import Any
 
@@ -92,17 +91,18 @@ def worker_app() -> Any:
 # How a stop signal reaches granian, in its main process and in each worker, whatever thread the kernel hands
 # it to and whenever it comes (see ``_relay_stop_signals``).
 _STOP_SIGNALS = (signal.SIGTERM, signal.SIGINT)
-_early: list[int] = []  # stop signals a forked worker caught before granian listened for them
 _handled = threading.Event()  # set in a worker once granian's own stop handler has run
 RESEND_S = 0.1  # a worker's stop signal goes to its main thread again this often until granian handled it
 
 
-def _keep_early(number: int, frame: Any) -> None:
-    """A forked worker's stop handler until granian installs its own: remember the signal. Without it the
-    worker ran the handler it inherited from the main process, which only marks the main process's server
-    object as stopping: the signal was lost and the worker served on until granian killed it at the end of the
-    grace period (when a worker was still starting: stops soon after a start, or under load)."""
-    _early.append(number)
+def _end_before_serving(number: int, frame: Any) -> None:
+    """A forked worker's stop handler until granian installs its own: the worker serves nothing yet (granian
+    accepts connections in it only once it listens), so it ends at once and granian's main process sees it
+    stop. It used to keep the signal until granian listened, so a worker whose start outlasted the grace
+    period (imports and set-up on a loaded host) was killed then: "Killing worker-1 after it refused to
+    gracefully stop". Before that it ran the handler inherited from the main process, which only marks the
+    main process's server object as stopping: the signal was lost and the worker served on until killed."""
+    os._exit(0)  # nothing to flush or finish: no request, and every log line is written when it is logged
 
 
 def _see_granian_handle_stops() -> None:
@@ -142,11 +142,11 @@ def _relay_stop_signals(worker: bool = False) -> None:
     of `make run` in three. The interpreter writes every signal's number to its wakeup fd from whichever
     thread caught it, so a thread reading that fd sends the signal on to the main thread, once per signal.
 
-    A worker needs two more things. A stop that comes while it starts is kept (``_keep_early``) until granian
-    listens. And a signal sent on to the main thread just as it enters granian's server loop (in Rust) is
-    seen there only when another signal comes, so in a worker the relay sends it again every ``RESEND_S``
-    until granian's handler has run (``_see_granian_handle_stops``). Not after: a second stop during a
-    graceful shutdown cut the requests in flight."""
+    A worker needs two more things. A stop that comes before granian listens in it ends it at once
+    (``_end_before_serving``): it serves nothing yet. And a signal sent on to the main thread just as it
+    enters granian's server loop (in Rust) is seen there only when another signal comes, so in a worker the
+    relay sends it again every ``RESEND_S`` until granian's handler has run (``_see_granian_handle_stops``).
+    Not after: a second stop during a graceful shutdown cut the requests in flight."""
     if threading.current_thread() is not threading.main_thread():
         return
     read_end, write_end = os.pipe()
@@ -157,24 +157,19 @@ def _relay_stop_signals(worker: bool = False) -> None:
 
     def forget_in_child() -> None:
         # A forked worker must not write its signals into this process's pipe (they would be relayed here);
-        # the worker sets up its own relay when it builds its app, and keeps its stop signals until then.
+        # the worker sets up its own relay when it builds its app, and ends on a stop until granian listens.
         signal.set_wakeup_fd(-1)
         os.close(read_end)
         os.close(write_end)
         for number in _STOP_SIGNALS:
-            signal.signal(number, _keep_early)
+            signal.signal(number, _end_before_serving)
 
     os.register_at_fork(after_in_child=forget_in_child)
     main_thread = threading.main_thread().ident
     assert main_thread is not None
 
-    def kept(number: int) -> bool:
-        return signal.getsignal(number) is _keep_early
-
     def send_on(number: int) -> None:
-        while kept(number):  # sent now, it would only be kept again
-            time.sleep(RESEND_S / 10)
-        signal.pthread_kill(main_thread, number)
+        signal.pthread_kill(main_thread, number)  # granian's handler there, or a starting worker's end
         while worker and not _handled.wait(RESEND_S):
             signal.pthread_kill(main_thread, number)
 
@@ -187,15 +182,12 @@ def _relay_stop_signals(worker: bool = False) -> None:
                 threading.Thread(target=send_on, args=(number,), name="stop-signal-send", daemon=True).start()
 
         while True:
-            listening = not any(kept(number) for number in _STOP_SIGNALS)  # then nothing is added to _early
-            for number in list(_early):
+            select.select([read_end], [], [])
+            data = os.read(read_end, 64)
+            if not data:
+                return
+            for number in data:
                 deliver(number)
-            if select.select([read_end], [], [], None if listening else 0.05)[0]:
-                data = os.read(read_end, 64)
-                if not data:
-                    return
-                for number in data:
-                    deliver(number)
 
     threading.Thread(target=relay, name="stop-signal-relay", daemon=True).start()
 
@@ -248,7 +240,7 @@ def main(argv: list[str] | None = None) -> int:
 
 if __name__ == "__main__":
     # Run the module's own copy: under ``python -m`` this file is also ``__main__``, a second module object,
-    # and the workers import ``service.api.gateway_server``. One copy keeps one ``_keep_early`` and ``_early``.
+    # and the workers import ``service.api.gateway_server``. One copy keeps one ``_handled``.
     from service.api import gateway_server
 
     sys.exit(gateway_server.main())
