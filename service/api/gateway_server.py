@@ -192,8 +192,16 @@ def _relay_stop_signals(worker: bool = False) -> None:
     threading.Thread(target=relay, name="stop-signal-relay", daemon=True).start()
 
 
+def warn_old_flags(argv: list[str]) -> None:
+    """Log that a flag of release 0.1.0 is deprecated (it still works for one release)."""
+    if any(arg == "--backend" or arg.startswith("--backend=") for arg in argv):
+        environment.deprecated("--backend", "--grpc-target")
+
+
 def main(argv: list[str] | None = None) -> int:
     logs.configure()  # first: reading the environment may log that an old variable name is deprecated
+    argv = sys.argv[1:] if argv is None else argv
+    warn_old_flags(argv)
     args = parser().parse_args(argv)
     if bool(args.tls_cert) != bool(args.tls_key):
         print("--tls-cert and --tls-key go together", file=sys.stderr)

@@ -14,7 +14,7 @@ import urllib.request
 
 import pytest
 
-from service.api import environment
+from service.api import environment, gateway_server
 from tests.api.conftest import free_port, wait_http
 
 
@@ -58,6 +58,15 @@ def test_the_gateway_listens_on_the_host_and_http_port_or_the_old_bind(caplog):
         "GAMERULES_GATEWAY_BIND is deprecated and will stop working in the next release: "
         "use GAMERULES_HOST and GAMERULES_HTTP_PORT"
     ]
+
+
+def test_the_gateways_old_flag_works_with_a_warning(caplog):
+    with caplog.at_level(logging.WARNING, logger="gamerules.config"):
+        gateway_server.warn_old_flags(["--grpc-target", "a:1"])
+        assert not caplog.messages
+        assert gateway_server.parser().parse_args(["--backend", "b:2"]).grpc_target == "b:2"
+        gateway_server.warn_old_flags(["--backend", "b:2"])
+    assert caplog.messages == ["--backend is deprecated and will stop working in the next release: use --grpc-target"]
 
 
 def test_a_gateway_configured_by_the_old_names_serves_logs_text_and_stops_cleanly(grpc_address):
