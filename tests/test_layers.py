@@ -7,6 +7,8 @@ Read from the source with ``ast``, so a violation fails here before it can hide 
 from __future__ import annotations
 
 import ast
+import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -204,3 +206,13 @@ def test_the_checks_catch_violations(
         assert any(message in failure for failure in failures)
     finally:
         bad.unlink()
+
+
+def test_the_gateway_loads_no_engine() -> None:
+    """The REST gateway only forwards to the gRPC server: its process needs no rules engine, search or level."""
+    code = (
+        "import sys, service.api.gateway_server, service.api.gateway, service.api.openapi; "
+        "print(sorted({m.split('.')[1] for m in sys.modules if m.startswith('service.') and m.count('.') >= 1}))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT)
+    assert out.stdout.strip() == "['api', 'core']"

@@ -27,7 +27,6 @@ from prometheus_client import CollectorRegistry, Counter, Histogram, multiproces
 
 from service.api.calls import Call
 from service.core.values import SearchResult
-from service.levels.driver import GameLevels
 
 prometheus_client.disable_created_metrics()
 
@@ -161,8 +160,9 @@ class GrpcMetrics:
 class SearchMetrics:
     """The servicer's ``observe_search`` hook: depth, nodes, time and exact-or-not per game and level."""
 
-    def __init__(self, levels: Mapping[str, GameLevels]) -> None:
-        self._levels = {game_id: {level.name for level in game.levels} for game_id, game in levels.items()}
+    def __init__(self, levels: Mapping[str, Iterable[str]]) -> None:
+        """``levels``: each game's level names (the label values; any other level counts as ``other``)."""
+        self._levels = {game_id: set(names) for game_id, names in levels.items()}
         for game_id, names in self._levels.items():
             for level in names:
                 for metric in (BEST_MOVE_DEPTH, BEST_MOVE_NODES, BEST_MOVE_SECONDS):
