@@ -29,6 +29,7 @@ install: $(INSTALLED) $(GENERATED) $(NATIVE) $(WHEELS)
 # `gamerules.v1` packages import from this checkout; the client library and its `gamerules` command, editable
 # (built from the wheelhouse: its build requirements are pinned too).
 $(INSTALLED): requirements.lock pyproject.toml clients/python/pyproject.toml $(WHEELS)
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --disable-pip-version-check -r requirements.lock
 	$(PY) -m pip install --quiet --disable-pip-version-check --no-deps --no-index --find-links $(WHEELHOUSE) \
 		-e clients/python
