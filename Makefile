@@ -18,8 +18,9 @@ CHECK_PYTHONS ?= 3.12 3.13
 # The venv's site-packages (evaluated by the shell inside recipes, once the venv exists).
 PURELIB = $$($(PY) -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')
 
-GRPC_PORT ?= 50051
-HTTP_PORT ?= 8080
+# make run's ports: GRPC_PORT=... on the command line, else the service's variables, else their defaults.
+GRPC_PORT ?= $(or $(GAMERULES_GRPC_PORT),50051)
+HTTP_PORT ?= $(or $(GAMERULES_HTTP_PORT),8080)
 
 .PHONY: install proto run test lint format typecheck bench lock check-pythons clean examples
 
