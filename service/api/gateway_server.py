@@ -105,6 +105,30 @@ def _end_before_serving(number: int, frame: Any) -> None:
     os._exit(0)  # nothing to flush or finish: no request, and every log line is written when it is logged
 
 
+def ended(process: Any) -> bool:
+    """Whether a ``multiprocessing`` process has ended: its sentinel is ready (public, and true once it exits,
+    whichever thread collects its exit status)."""
+    from multiprocessing.connection import wait
+
+    return bool(wait([process.sentinel], timeout=0))
+
+
+def _see_workers_end() -> None:
+    """Make granian's main process see a stopped worker as ended once it has exited.
+
+    After a stop granian joins each worker and asks ``is_alive()``, while a watcher thread of its own joins the
+    same process: both collect the exit status with ``waitpid``, the second gets "no such child", and
+    ``multiprocessing`` then reports the process alive until the first thread has stored the status. When that
+    took more than the 1 ms granian waits (a loaded host, workers ending together), it logged "Killing worker-2
+    after it refused to gracefully stop" about a worker that had already exited, and killed nothing."""
+    from granian.server.mp import WorkerProcess
+
+    def is_alive(worker: Any) -> bool:
+        return not ended(worker.inner)
+
+    WorkerProcess.is_alive = is_alive  # type: ignore[method-assign]
+
+
 def _see_granian_handle_stops() -> None:
     """Wrap the handlers granian installs in a worker (``granian._signals.set_sync_signals``, which the
     worker looks up when it starts) so that ``_handled`` tells when one of them ran."""
@@ -238,6 +262,7 @@ def main(argv: list[str] | None = None) -> int:
         ssl_protocol_min=SSLProtocols.tls12,
     )
     _relay_stop_signals()
+    _see_workers_end()
     try:
         server.serve()
     finally:

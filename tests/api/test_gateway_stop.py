@@ -10,6 +10,7 @@ import subprocess
 import sys
 import time
 
+from service.api import gateway_server
 from tests.api.conftest import free_port
 
 # The real gateway, with workers that take 20 s to build their app (as imports and set-up can on a loaded host).
@@ -63,3 +64,26 @@ def test_a_stop_while_the_workers_start_ends_them_at_once_without_killing(grpc_a
     assert "Started worker" not in log, log  # they ended before they served
     # Not the grace period's 10 s, nor the app's 20 s: the workers ended on the signal.
     assert seconds < 8, (seconds, log)
+
+
+def _exits_at_once() -> None:
+    os._exit(0)
+
+
+def test_a_worker_that_exited_is_seen_ended_whichever_thread_collects_its_status():
+    """granian's watcher thread and its stop both collect a worker's exit status; when the watcher is first,
+    ``Process.is_alive()`` says True until it has stored the status (granian then logged "Killing worker-2
+    after it refused to gracefully stop" about an exited worker). ``ended`` reads the sentinel instead."""
+    import multiprocessing
+
+    from granian.server.mp import WorkerProcess
+
+    process = multiprocessing.get_context("fork").Process(target=_exits_at_once)
+    process.start()
+    os.waitpid(process.pid, 0)  # the watcher thread was first, and has not stored the status yet
+    assert process.is_alive()  # multiprocessing's answer meanwhile: the trap
+    assert gateway_server.ended(process)
+    gateway_server._see_workers_end()
+    worker = WorkerProcess.__new__(WorkerProcess)
+    worker.inner = process
+    assert not worker.is_alive()
