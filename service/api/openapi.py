@@ -11,8 +11,10 @@ the same less the prose.
 
 The schemas describe the canonical JSON, which is what responses carry; the parser also accepts what
 proto3 JSON allows besides (the original snake_case names, integers written as strings).
-Query parameters are not described: no GET rule of the service has fields left for them, and the gateway
-reads none.
+A GET rule's request fields not bound by the path are its query parameters (dotted paths of the scalar
+fields, lowerCamelCase; the structured alternatives inside a oneof are left out). A method answering
+``google.api.HttpBody`` answers bytes of the type it names; a server-streaming method answers
+newline-delimited JSON (``{"result": message}`` or ``{"error": Status}`` a line) or Server-Sent Events.
 """
 
 from __future__ import annotations
@@ -239,6 +241,54 @@ def _parameter(field: str, template: str) -> dict[str, Any]:
     return {"name": field, "in": "path", "required": True, "schema": schema, "description": description}
 
 
+_HTTP_BODY = "google.api.HttpBody"
+
+
+def _query_parameters(
+    builder: _Builder, message: descriptor.Descriptor, bound: frozenset[str], prefix: str = "", depth: int = 0
+) -> list[dict[str, Any]]:
+    """The query parameters of a GET rule: every scalar (or repeated scalar) field not bound by the path, by
+    its dotted lowerCamelCase path, descending into message fields that are not a oneof's alternatives."""
+    found: list[dict[str, Any]] = []
+    for field in message.fields:
+        if field.name in bound:
+            continue
+        name = prefix + field.json_name
+        if field.type == _FD.TYPE_MESSAGE:
+            in_oneof = field.containing_oneof is not None and len(field.containing_oneof.fields) > 1
+            if not field.is_repeated and not in_oneof and depth < 3 and field.message_type.full_name not in _WELL_KNOWN:
+                found += _query_parameters(builder, field.message_type, frozenset(), name + ".", depth + 1)
+            continue
+        schema = builder.field(field)
+        parameter: dict[str, Any] = {"name": name, "in": "query", "required": False}
+        text = schema.pop("description", None)
+        if text:
+            parameter["description"] = text
+        parameter["schema"] = schema
+        if field.is_repeated:
+            parameter["explode"] = True  # ?arrows=d3&arrows=c5
+        found.append(parameter)
+    return found
+
+
+def _answers(builder: _Builder, method: descriptor.MethodDescriptor, answer: dict[str, Any]) -> dict[str, Any]:
+    """The 200 response's content: JSON, a stream of JSON lines or events, or an HttpBody's bytes."""
+    if method.output_type.full_name == _HTTP_BODY:
+        body = {"schema": {"type": "string", "description": "The bytes, of the type the method describes."}}
+        return {"*/*": body}
+    if method.server_streaming:
+        line = {
+            "type": "object",
+            "properties": {"result": answer, "error": _ref(_STATUS)},
+            "description": "One message of the stream, or the error that ended it.",
+        }
+        events = {
+            "schema": {"type": "string", "description": "`event: result` or `event: error`, a line's JSON as data."}
+        }
+        return {"application/x-ndjson": {"schema": line}, "text/event-stream": events}
+    return {"application/json": {"schema": answer}}
+
+
 def openapi_document() -> dict[str, Any]:
     """The OpenAPI 3.1 document of every HTTP rule of the GameRules service."""
     comments = _comments()
@@ -265,6 +315,11 @@ def openapi_document() -> dict[str, Any]:
             operation["description"] = text
         if path_fields:
             operation["parameters"] = [_parameter(field, template) for field in path_fields]
+        if verb == "get" and not rule.body:
+            bound = frozenset(field.split(".")[0] for field in path_fields)
+            query = _query_parameters(builder, method.input_type, bound)
+            if query:
+                operation["parameters"] = operation.get("parameters", []) + query
         if rule.body:
             if rule.body == "*":
                 bound = frozenset(field.split(".")[0] for field in path_fields)
@@ -283,7 +338,7 @@ def openapi_document() -> dict[str, Any]:
         else:
             answer = builder.message(method.output_type)
         operation["responses"] = {
-            "200": {"description": "OK", "content": {"application/json": {"schema": answer}}},
+            "200": {"description": "OK", "content": _answers(builder, method, answer)},
             "4XX": error,
             "5XX": error,
         }

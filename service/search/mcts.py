@@ -31,6 +31,7 @@ from service.search.levels import Deadline, never, static_value
 DEFAULT_ITERATIONS = 1000
 EXPLORATION = 0.7  # UCB1 constant for rewards in [0, 1]
 WIDENING = 2.0  # a node with n visits considers ceil(WIDENING * sqrt(n)) moves
+_FIRST_REPORT = 64  # streamed analysis: the tree is reported after 64, 128, 256... iterations
 
 
 class _Node:
@@ -87,6 +88,8 @@ def mcts(
     iterations = 0
     max_depth = 0
     stopped = False
+    report = deadline.on_iteration
+    next_report = _FIRST_REPORT
     while not expired(iterations):
         node = root
         path = [root]
@@ -142,8 +145,17 @@ def mcts(
             n.wins += rewards[n.mover]
             n.margin += margins[n.mover]
         iterations += 1
+        if report is not None and iterations == next_report:  # streamed analysis: the tree so far
+            report(_answer(position, root, seat, iterations, max_depth, "", top_n))
+            next_report *= 2
 
-    reason = deadline.reason
+    return _answer(position, root, seat, iterations, max_depth, deadline.reason, top_n)
+
+
+def _answer(
+    position: Any, root: _Node, seat: int, iterations: int, max_depth: int, reason: str, top_n: int
+) -> SearchResult:
+    """The answer the tree gives now: its most visited root move (see the module docstring)."""
     ranked = sorted(root.children, key=_rank, reverse=True)  # stable: the engine's order breaks full ties
     if not ranked or ranked[0].visits == 0:
         move = root.moves[0]
