@@ -45,7 +45,7 @@ def draw(view: View) -> str:
             x, y = 2 * left + longest * WIDE - x, 2 * top + board_height - y
         return x, y
 
-    def inside(col: int, row: int) -> bool:
+    def inside(row: int, col: int) -> bool:  # a cell's letter is its row, its number its place in the row
         return row < len(rows) and col < len(rows[row])
 
     stones = {name: "B" for name in fields.get("black") or ()} | {name: "W" for name in fields.get("white") or ()}
@@ -98,7 +98,7 @@ def draw(view: View) -> str:
 
     last = view.options.last_move.strip().lower()
     if last:
-        for col, row in cells_of(last, "last_move", inside):
+        for row, col in cells_of(last, "last_move", inside):
             x, y = centre(row, col)
             svg.add(
                 "polygon",
@@ -110,7 +110,7 @@ def draw(view: View) -> str:
             )
 
     for step in view.steps:
-        for col, row in cells_of(step.notation, "arrows", inside):
+        for row, col in cells_of(step.notation, "arrows", inside):
             x, y = centre(row, col)
             black = step.seat == 1
             numbered_mark(
