@@ -82,7 +82,16 @@ def draw(view: View) -> str:
             continue
         x1, y1, x2, y2 = segment(move, "move")
         svg.open("g", class_="move legal", data_move=move)
-        svg.add("line", x1=x1, y1=y1, x2=x2, y2=y2, stroke="#000000", stroke_opacity="0", stroke_width=CELL * 0.4)
+        reach = CELL * 0.2  # the area around the line that takes a click
+        svg.add(
+            "rect",
+            x=min(x1, x2) - reach,
+            y=min(y1, y2) - reach,
+            width=abs(x2 - x1) + 2 * reach,
+            height=abs(y2 - y1) + 2 * reach,
+            fill="#000000",
+            fill_opacity="0",
+        )
         svg.add("line", x1=x1, y1=y1, x2=x2, y2=y2, stroke=theme.legal, stroke_width=3.0, stroke_dasharray="4 4")
         svg.close("g")
     for name in sorted(fields.get("lines") or ()):
@@ -129,7 +138,7 @@ def draw(view: View) -> str:
     bottom = grid.top + grid.height + edge
     word_buttons(svg, words, bottom + BUTTONS / 2, BUTTONS * 0.75)
     status_y = height - footer + FOOTER / 2
-    svg.text(svg.width / 2, status_y, view.status(names), 14.0, class_="status")
+    svg.caption(status_y, view.status(names), 14.0, class_="status")
     if pie:
-        svg.text(svg.width / 2, status_y + FOOTER * 0.8, _pie_line(fields), 12.0, theme.muted, class_="pie")
+        svg.caption(status_y + FOOTER * 0.8, _pie_line(fields), 12.0, theme.muted, class_="pie")
     return svg.to_text()

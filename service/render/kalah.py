@@ -141,5 +141,5 @@ def draw(view: View) -> str:
             x2 += 1.0  # sown all the way round back home: a short hook
         arrow(svg, x1, y1, x2, y2, 3.0, step.number, bend=0.25)
 
-    svg.text(width / 2, height - FOOTER / 2, view.status(("South", "North")), 14.0, class_="status")
+    svg.caption(height - FOOTER / 2, view.status(("South", "North")), 14.0, class_="status")
     return svg.to_text()

@@ -82,5 +82,5 @@ def draw(view: View) -> str:
         x, y = grid.centre(col, row)
         numbered_mark(svg, x, y, CELL * 0.3, step.number, theme.seat[step.seat - 1], theme.seat_text[step.seat - 1])
 
-    svg.text(svg.width / 2, height - FOOTER / 2, view.status(NAMES), 14.0, class_="status")
+    svg.caption(height - FOOTER / 2, view.status(NAMES), 14.0, class_="status")
     return svg.to_text()

@@ -111,5 +111,5 @@ def draw(view: View) -> str:
 
     bottom = grid.top + grid.height + edge
     word_buttons(svg, words, bottom + BUTTONS / 2, BUTTONS * 0.75)
-    svg.text(svg.width / 2, height - FOOTER / 2, view.status(names), 14.0, class_="status")
+    svg.caption(height - FOOTER / 2, view.status(names), 14.0, class_="status")
     return svg.to_text()

@@ -1,7 +1,8 @@
 """Strands: the hexagonal board of pointy-top cells in rows offset by half a cell, each empty cell tinted and
 numbered by its label, stones black and white, row names beside the rows (a cell is its row letter and its
-place in the row). With ``show_legal_moves`` the cells a move may cover are ringed and carry ``data-cell`` and
-``data-label`` (a move is a set of cells of one label: a page selects them, then plays them); the last
+place in the row). With ``show_legal_moves`` the cells a move may cover are ringed and carry ``data-cell``,
+``data-label`` and ``data-max``, how many of them one move may cover (a move is a set of cells of one label:
+a page selects them, then plays them); the last
 move's cells are outlined; arrow moves are numbered marks on every cell they cover."""
 
 from __future__ import annotations
@@ -49,12 +50,12 @@ def draw(view: View) -> str:
         return row < len(rows) and col < len(rows[row])
 
     stones = {name: "B" for name in fields.get("black") or ()} | {name: "W" for name in fields.get("white") or ()}
-    playable: dict[str, int] = {}
+    playable: dict[str, int] = {}  # a playable cell -> how many cells of its label one move may cover
     move_space = getattr(view.position, "move_space", None)
     if view.options.show_legal_moves and move_space is not None and view.position.outcome() is None:
         for group in move_space():
             for name in group.cells:
-                playable[name] = group.label
+                playable[name] = group.max_count
 
     for r, row in enumerate(rows):
         for c, label in enumerate(row):
@@ -62,7 +63,13 @@ def draw(view: View) -> str:
             x, y = centre(r, c)
             tint = theme.labels[(int(label) - 1) % len(theme.labels)] if label.isdigit() else theme.labels[0]
             legal = name in playable
-            svg.open("g", class_="cell legal" if legal else "cell", data_cell=name, data_label=label)
+            svg.open(
+                "g",
+                class_="cell legal" if legal else "cell",
+                data_cell=name,
+                data_label=label,
+                data_max=str(playable[name]) if legal else None,
+            )
             svg.add("polygon", points=_hexagon(x, y, RADIUS - 0.6), fill=tint, stroke=theme.grid, stroke_width=1.0)
             stone = stones.get(name)
             if stone:
@@ -123,5 +130,5 @@ def draw(view: View) -> str:
                 "#ffffff" if black else "#000000",
             )
 
-    svg.text(width / 2, height - FOOTER / 2, view.status(NAMES), 14.0, class_="status")
+    svg.caption(height - FOOTER / 2, view.status(NAMES), 14.0, class_="status")
     return svg.to_text()

@@ -164,6 +164,12 @@ class Svg:
             **attrs,
         )
 
+    def caption(self, y: float, text: str, size: float, fill: str | None = None, **attrs: object) -> None:
+        """A line of text centred across the whole drawing, made smaller where it would not fit (a glyph is
+        taken as 0.6 of the font size wide: DejaVu Sans' average)."""
+        size = min(size, 0.94 * self.width / (0.6 * max(len(text), 1)))
+        self.text(self.width / 2, y, text, size, fill, **attrs)
+
     def to_text(self) -> str:
         height_px = max(1, round(self.pixels * self.height / self.width))
         head = (
