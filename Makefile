@@ -64,7 +64,7 @@ test: install lint
 lint: install
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
-	$(BIN)/mypy service/games service/search
+	$(BIN)/mypy service/games service/search service/render
 	$(BIN)/mypy clients/python/gamerules_client
 	mkdir -p build && $(PY) -m grpc_tools.protoc -Iproto -I$(PURELIB) \
 		--include_imports --include_source_info --descriptor_set_out=build/image.binpb $(PROTOS)

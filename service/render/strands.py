@@ -57,8 +57,8 @@ def draw(view: View) -> str:
             for name in group.cells:
                 playable[name] = group.max_count
 
-    for r, row in enumerate(rows):
-        for c, label in enumerate(row):
+    for r, text in enumerate(rows):
+        for c, label in enumerate(text):
             name = f"{LETTERS[r]}{c + 1}"
             x, y = centre(r, c)
             tint = theme.labels[(int(label) - 1) % len(theme.labels)] if label.isdigit() else theme.labels[0]
@@ -98,10 +98,10 @@ def draw(view: View) -> str:
                 )
             svg.close("g")
         if view.options.coordinates:
-            (x0, y0), (x1, y1) = centre(r, 0), centre(r, len(row) - 1)
-            step = WIDE * 0.85 if x0 < x1 else -WIDE * 0.85
-            svg.text(x0 - step, y0, LETTERS[r], 12.0, theme.muted, class_="coordinate")
-            svg.text(x1 + step, y1, f"{LETTERS[r]}{len(row)}", 10.0, theme.muted, class_="coordinate")
+            (x0, y0), (x1, y1) = centre(r, 0), centre(r, len(text) - 1)
+            nudge = WIDE * 0.85 if x0 < x1 else -WIDE * 0.85
+            svg.text(x0 - nudge, y0, LETTERS[r], 12.0, theme.muted, class_="coordinate")
+            svg.text(x1 + nudge, y1, f"{LETTERS[r]}{len(text)}", 10.0, theme.muted, class_="coordinate")
 
     last = view.options.last_move.strip().lower()
     if last:

@@ -146,19 +146,27 @@ def mcts(
             n.margin += margins[n.mover]
         iterations += 1
         if report is not None and iterations == next_report:  # streamed analysis: the tree so far
-            report(_answer(position, root, seat, iterations, max_depth, "", top_n))
+            report(_answer(position, root, root.moves, seat, iterations, max_depth, "", top_n))
             next_report *= 2
 
-    return _answer(position, root, seat, iterations, max_depth, deadline.reason, top_n)
+    return _answer(position, root, root.moves, seat, iterations, max_depth, deadline.reason, top_n)
 
 
 def _answer(
-    position: Any, root: _Node, seat: int, iterations: int, max_depth: int, reason: str, top_n: int
+    position: Any,
+    root: _Node,
+    moves: Sequence[Move],
+    seat: int,
+    iterations: int,
+    max_depth: int,
+    reason: str,
+    top_n: int,
 ) -> SearchResult:
-    """The answer the tree gives now: its most visited root move (see the module docstring)."""
+    """The answer the tree gives now: its most visited root move (see the module docstring); ``moves`` are
+    the root's."""
     ranked = sorted(root.children, key=_rank, reverse=True)  # stable: the engine's order breaks full ties
     if not ranked or ranked[0].visits == 0:
-        move = root.moves[0]
+        move = moves[0]
         value = static_value(position, move, seat)
         ended = position.play(move).to_move == 0
         return SearchResult(
