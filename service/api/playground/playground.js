@@ -142,6 +142,7 @@ function showMoves() {
     ...state.moves.map((move) => Object.assign(document.createElement("li"), { textContent: move })),
   );
   $("notation").value = state.position;
+  $("notation").dataset.start = state.start; // where the listed moves start from
 }
 
 function showEvents(events) {
