@@ -434,7 +434,15 @@ def search(
         alternatives = [ScoredMove(root[i][0], v + 0.0, p) for v, i, p in scores]
         if deadline.on_iteration is not None:  # streamed analysis: this iteration's answer, as it stands
             deadline.on_iteration(
-                SearchResult(best_move, best_value + 0.0, exact, completed, nodes, 0.0, "", list(pv), alternatives)
+                SearchResult(
+                    move=best_move,
+                    value=best_value + 0.0,
+                    exact=exact,
+                    depth=completed,
+                    nodes=nodes,
+                    pv=list(pv),
+                    alternatives=alternatives,
+                )
             )
         # The next iteration starts with this one's best moves.
         front = [i for _, i, _ in scores]
