@@ -86,8 +86,8 @@ def page(driver: Any, gateway_url: str) -> None:
     wait(driver, lambda: driver.execute_script("return document.body.dataset.ready === 'true'"), "the page")
 
 
-def set_up(driver: Any, game: str, seat1: str, seat2: str) -> None:
-    """Choose the game, its small options, the level and who plays, then start a new game."""
+def set_up(driver: Any, game: str, seat1: str, seat2: str, think: int | None = None) -> None:
+    """Choose the game, its small options, the level, the think time and who plays, then start a new game."""
     from selenium.webdriver.support.ui import Select
 
     Select(driver.find_element("id", "game")).select_by_value(game)
@@ -101,10 +101,11 @@ def set_up(driver: Any, game: str, seat1: str, seat2: str) -> None:
             field.clear()
             field.send_keys(str(value))
     Select(driver.find_element("id", "level")).select_by_value(settings["level"])
-    think = driver.find_element("id", "think")
-    think.clear()
-    if settings["think"]:
-        think.send_keys(str(settings["think"]))
+    field = driver.find_element("id", "think")
+    field.clear()
+    think_ms = settings["think"] if think is None else think
+    if think_ms:
+        field.send_keys(str(think_ms))
     Select(driver.find_element("id", "seat1")).select_by_value(seat1)
     Select(driver.find_element("id", "seat2")).select_by_value(seat2)
     driver.find_element("id", "new-game").click()
@@ -198,7 +199,8 @@ def test_a_whole_game_against_the_service(browser, gateway_url, game):
 
 def test_the_analysis_streams_while_the_service_thinks(browser, gateway_url):
     page(browser, gateway_url)
-    set_up(browser, "kalah", "service", "human")  # the service opens: its analysis is on the page
+    # The service opens, thinking long enough for several iterations however busy the host: its analysis shows.
+    set_up(browser, "kalah", "service", "human", think=500)
     wait(browser, lambda: browser.find_elements("css selector", "#analysis li.final"), "the service's first move")
     lines = [item.text for item in browser.find_elements("css selector", "#analysis li")]
     depths = [int(line.split()[1]) for line in lines]
