@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import subprocess
 import tempfile
 import urllib.parse
 from collections.abc import Iterator
@@ -282,3 +283,40 @@ def test_every_games_svg_loads_as_an_image(browser, gateway_url, game):
     browser.get(gateway_url + url)  # opened on its own: a document whose root is the svg
     assert browser.execute_script("return document.documentElement.localName") == "svg"
     browser.save_screenshot(str(SCREENSHOTS / f"{game}-image.png"))
+
+
+@pytest.fixture(scope="module")
+def keyed_gateway() -> Iterator[str]:
+    """A gateway and a server that both want an API key."""
+    from service.api import auth
+    from service.api.server import ServerConfig, create_server
+    from tests.api.conftest import QUIET, free_port, gateway_command, wait_http
+
+    running = create_server(ServerConfig(api_keys=auth.ApiKeys(["playground-key"])), address="127.0.0.1:0")
+    port = free_port()
+    env = {**os.environ, **QUIET, "GAMERULES_API_KEYS": "playground-key"}
+    process = subprocess.Popen(gateway_command(port, f"127.0.0.1:{running.port}"), env=env)
+    try:
+        wait_http(f"http://127.0.0.1:{port}/healthz")
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        process.terminate()
+        process.wait(timeout=20)
+        running.shutdown(1)
+
+
+def test_a_service_that_wants_an_api_key(browser, keyed_gateway):
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    browser.get(keyed_gateway + "/")  # the page itself is open; its calls are refused until a key is given
+    WebDriverWait(browser, WAIT_S).until(lambda d: d.find_element("id", "error").is_displayed(), "the refusal")
+    assert "API key" in browser.find_element("id", "error").text
+    key = browser.find_element("id", "api-key")
+    key.send_keys("playground-key")
+    browser.find_element("id", "seed").click()  # leaving the field gives the key to the page
+    # (The refusal stays on the page until the games are listed: not the helper's wait, which fails on errors.)
+    WebDriverWait(browser, WAIT_S).until(
+        lambda d: d.find_elements("css selector", "#board[data-game='reversi'] [data-move]"), "the board"
+    )
+    assert len(browser.find_elements("css selector", "#board [data-move]")) == 4
+    assert not browser.find_element("id", "error").is_displayed()

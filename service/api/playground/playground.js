@@ -351,7 +351,10 @@ function onBoardClick(event) {
 // --- start ------------------------------------------------------------------------------------------------
 
 async function main() {
-  $("api-key").addEventListener("change", (event) => setApiKey(event.target.value));
+  $("api-key").addEventListener("change", (event) => {
+    setApiKey(event.target.value);
+    if (!games.size) boot(); // the games could not be listed without a key
+  });
   $("board").addEventListener("click", onBoardClick);
   $("confirm").addEventListener("click", () => play(state.selected.join(",")));
   $("clear-selection").addEventListener("click", () => {
@@ -370,12 +373,18 @@ async function main() {
     showOptions(state.game);
     newGame();
   });
+  await boot();
+}
+
+// List the games and start the first one (again once an API key is given, if the service wants one).
+async function boot() {
   try {
     for (const game of await listGames()) games.set(game.id, game);
   } catch (error) {
     showError(error);
     return;
   }
+  showError(null);
   fill($("game"), [...games.values()].map((game) => [game.id, game.title]), "reversi");
   state.game = games.get($("game").value);
   showOptions(state.game);
