@@ -71,7 +71,7 @@ def _scalar(field: descriptor.FieldDescriptor, text: str, name: str) -> object:
             return False
         raise QueryError(name, f"{name}: expected true or false, got {text[:40]!r}")
     if field.type in _INTEGERS:
-        if not re.fullmatch(r"-?\d{1,20}", text):
+        if not re.fullmatch(r"-?[0-9]{1,20}", text):
             raise QueryError(name, f"{name}: expected an integer, got {text[:40]!r}")
         return int(text)
     if field.type in (_FD.TYPE_DOUBLE, _FD.TYPE_FLOAT):

@@ -54,7 +54,7 @@ def draw(view: View) -> str:
         if side is not None and number.lower() == "-store":
             x, y = store_box(side)
             return x + STORE / 2, y
-        if side is not None and number.isdigit() and 1 <= int(number) <= n:
+        if side is not None and number.isascii() and number.isdigit() and 1 <= int(number) <= n:
             return pit_centre(side, int(number))
         raise base.InvalidMove(f"{name[:40]!r} names no pit of this board (S1..S{n}, N1..N{n})", field)
 
@@ -108,7 +108,9 @@ def draw(view: View) -> str:
 
     last = view.options.last_move.strip()
     if last:
-        if last.isdigit():  # a bare pit number: the pit of the seat not to move (see the proto's last_move)
+        if (
+            last.isascii() and last.isdigit()
+        ):  # a bare pit number: the pit of the seat not to move (see the proto's last_move)
             mover = 3 - view.position.to_move if view.position.to_move else 0
             last = f"{'SN'[mover - 1]}{last}" if mover else last
         x, y = place(last, "last_move")

@@ -52,9 +52,10 @@ class View:
 def cell(name: str) -> tuple[int, int] | None:
     """``c2`` -> (column 2, row 1), zero-based; None for anything else."""
     name = name.strip()
-    if len(name) < 2 or name[0] not in LETTERS or not name[1:].isdigit():
-        return None
-    return LETTERS.index(name[0]), int(name[1:]) - 1
+    if len(name) < 2 or name[0] not in LETTERS or not (name[1:].isascii() and name[1:].isdigit()):
+        return None  # (isdigit alone takes "²", which int() refuses)
+    number = int(name[1:])
+    return (LETTERS.index(name[0]), number - 1) if number >= 1 else None
 
 
 def cells_of(text: str, field: str, inside: Any) -> list[tuple[int, int]]:

@@ -271,3 +271,14 @@ def test_a_last_move_off_the_board_is_refused_in_every_game():
         with pytest.raises(base.InvalidMove) as raised:
             render(GAMES[game_id], start(game_id), RenderOptions(last_move=text))
         assert raised.value.field == "last_move"
+
+
+@pytest.mark.parametrize("game_id", sorted(GAMES))
+@pytest.mark.parametrize("text", ["a²", "S²", "a٣", "²", "a1-b²", "-", ",", "a1,,b1", "S-store-", " ", "a-1", "a0"])
+def test_a_last_move_naming_no_place_is_refused_naming_the_field(game_id, text):
+    try:
+        render(GAMES[game_id], start(game_id), RenderOptions(last_move=text))
+    except base.RulesError as error:
+        assert error.field == "last_move"
+    else:  # none of these names a place on any board: only the blank one is drawn (with nothing highlighted)
+        assert not text.strip()
