@@ -15,6 +15,7 @@ from typing import Any
 
 import grpc
 import pytest
+from google.protobuf import struct_pb2
 from prometheus_client import REGISTRY
 
 from gamerules.v1 import gamerules_pb2 as pb
@@ -56,9 +57,15 @@ def test_updates_deepen_and_the_last_message_is_best_moves_answer(stub):
 
 
 def test_monte_carlo_levels_report_the_tree_as_it_grows(stub):
-    position = stub.NewGame(pb.NewGameRequest(game="strands", seed="1"), timeout=10).position
+    options = struct_pb2.Struct()
+    options.update({"layout": "side4"})  # a small board: quick playouts
+    position = stub.NewGame(pb.NewGameRequest(game="strands", seed="1", options=options), timeout=10).position
     request = pb.AnalyzePositionRequest(
-        game="strands", position=position, level="hard", limits=pb.SearchLimits(max_nodes=300)
+        # 300 iterations, with time to spare for them (the level's own time limit could end them first).
+        game="strands",
+        position=position,
+        level="hard",
+        limits=pb.SearchLimits(max_nodes=300, max_time_ms=5000),
     )
     messages = list(stub.AnalyzePosition(request, timeout=60))
     assert [m.analysis.nodes for m in messages[:-1]] == [64, 128, 256]  # iterations, reported as they double
