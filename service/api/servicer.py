@@ -23,23 +23,33 @@ from typing import Any, TypeVar
 
 import grpc
 from google.api import httpbody_pb2
+from google.protobuf.message import Message
 from grpc_status import rpc_status
 
 from gamerules.v1 import gamerules_pb2 as pb
 from gamerules.v1 import gamerules_pb2_grpc as pb_grpc
+from service import core
 from service.api import codec
 from service.api.errors import ApiError, from_rules_error, invalid, overloaded, unknown_game
-from service.games import GAMES, base
-from service.games.base import Game
+from service.api.limits import (
+    DEFAULT_PAGE_SIZE,
+    MAX_BATCH,
+    MAX_LEVEL_CHARS,
+    MAX_MOVES_PER_CALL,
+    MAX_PAGE_SIZE,
+    MAX_PAGE_TOKEN_CHARS,
+    MAX_SEED_CHARS,
+    MAX_TOP_N,
+)
+from service.api.required import check_required
+from service.core.contract import Game
+from service.core.seeds import seeded_int
+from service.engines import GAMES
+from service.levels import LEVELS, GameLevels, play_level
 from service.render import DEFAULT_SIZE, RenderOptions, render
 
 _log = logging.getLogger(__name__)
 
-DEFAULT_PAGE_SIZE = 100
-MAX_PAGE_SIZE = 1000
-MAX_MOVES_PER_CALL = 4096
-MAX_BATCH = 100
-MAX_TOP_N = 64
 _FIELD_LIMIT = 2**31 - 1
 
 
@@ -60,18 +70,20 @@ class ServiceConfig:
 
 
 # Called with (game id, level, result) after every search; the metrics module hooks in here.
-SearchObserver = Callable[[str, str, base.SearchResult], None]
+SearchObserver = Callable[[str, str, core.SearchResult], None]
 
 _Request = TypeVar("_Request")
 _Response = TypeVar("_Response")
 
 
 def _rpc(method: Callable[[Any, _Request, grpc.ServicerContext], _Response]) -> Callable[..., _Response]:
-    """Turn ApiError into a Status answer and any other exception into a logged INTERNAL."""
+    """Check the request's REQUIRED fields, then turn ApiError into a Status answer and any other exception
+    into a logged INTERNAL."""
 
     @functools.wraps(method)
     def wrapper(self: Any, request: _Request, context: grpc.ServicerContext) -> _Response:
         try:
+            self._check(request)
             return method(self, request, context)
         except ApiError as error:
             context.abort_with_status(rpc_status.to_status(error.to_status()))
@@ -91,6 +103,7 @@ def _stream_rpc(
     @functools.wraps(method)
     def wrapper(self: Any, request: _Request, context: grpc.ServicerContext) -> Iterator[_Response]:
         try:
+            self._check(request)
             yield from method(self, request, context)
         except ApiError as error:
             context.abort_with_status(rpc_status.to_status(error.to_status()))
@@ -106,9 +119,9 @@ class _Search:
     """A checked best-move call, ready to run: what BestMove and AnalyzePosition share."""
 
     game: Game
-    position: base.Position
+    position: core.Position
     request: pb.BestMoveRequest
-    limits: base.Limits | None
+    limits: core.Limits | None
     top_n: int
     stop: _CallStop
     budget_s: float
@@ -120,16 +133,25 @@ class GameRulesServicer(pb_grpc.GameRulesServicer):
         games: Mapping[str, Game] = GAMES,
         config: ServiceConfig | None = None,
         observe_search: SearchObserver | None = None,
+        levels: Mapping[str, GameLevels] = LEVELS,
     ) -> None:
         self._games = games
+        self._levels = levels
         self._config = config or ServiceConfig()
         self._slots = threading.BoundedSemaphore(self._config.search_slots)
         self._admitted = threading.BoundedSemaphore(self._config.search_slots + self._config.search_queue)
         self._observe_search = observe_search
         # Descriptions never change while the process runs: encode them once.
-        self._described = {game_id: codec.encode_game(game) for game_id, game in games.items()}
+        self._described = {game_id: codec.encode_game(game, levels[game_id]) for game_id, game in games.items()}
 
     # --- helpers ---------------------------------------------------------------------------------
+
+    def _check(self, request: Message) -> None:
+        """An unknown game first (a wrong path says more than a missing field), then the REQUIRED fields."""
+        for name in ("game", "name"):
+            if name in request.DESCRIPTOR.fields_by_name and getattr(request, name):
+                self._game(getattr(request, name), name)
+        check_required(request)
 
     def _game(self, name: str, field: str = "game") -> Game:
         if not name:
@@ -139,17 +161,17 @@ class GameRulesServicer(pb_grpc.GameRulesServicer):
             raise unknown_game(name, field)
         return game
 
-    def _token(self, position: base.Position, offset: int) -> str:
+    def _token(self, position: core.Position, offset: int) -> str:
         mac = hmac.new(self._config.page_token_key, f"{offset}|{position.to_notation()}".encode(), hashlib.sha256)
         raw = offset.to_bytes(8, "big") + mac.digest()[:12]
         return base64.urlsafe_b64encode(raw).decode().rstrip("=")
 
-    def _offset(self, position: base.Position, token: str) -> int:
+    def _offset(self, position: core.Position, token: str) -> int:
         """The offset a page token stands for; the token must have been made for this very position."""
         if not token:
             return 0
         bad = invalid("page_token", "not a page token of this position's listing", "INVALID_PAGE_TOKEN")
-        if len(token) > 64:
+        if len(token) > MAX_PAGE_TOKEN_CHARS:
             raise bad
         try:
             raw = base64.urlsafe_b64decode(token + "=" * (-len(token) % 4))
@@ -176,14 +198,14 @@ class GameRulesServicer(pb_grpc.GameRulesServicer):
     @_rpc
     def NewGame(self, request: pb.NewGameRequest, context: grpc.ServicerContext) -> pb.NewGameResponse:
         game = self._game(request.game)
-        if len(request.seed) > 1024:
-            raise invalid("seed", f"is {len(request.seed)} characters long; at most 1024")
+        if len(request.seed) > MAX_SEED_CHARS:
+            raise invalid("seed", f"is {len(request.seed)} characters long; at most {MAX_SEED_CHARS}")
         options = codec.decode_options(game, request.options)
         # No seed means "a new game", not "the same game every time": pick one and say which.
         seed = request.seed or secrets.token_hex(8)
         try:
             position = game.new_position(options, seed)
-        except base.RulesError as error:
+        except core.RulesError as error:
             raise from_rules_error(error, "options") from None
         response = pb.NewGameResponse(position=codec.encode_position(game, position), seed=seed)
         if position.to_move:
@@ -212,21 +234,21 @@ class GameRulesServicer(pb_grpc.GameRulesServicer):
             response.to_move = position.to_move
         if offset + len(moves) < total:
             response.next_page_token = self._token(position, offset + len(moves))
-        move_space = getattr(position, "move_space", None)
+        move_space = position.move_space()
         if move_space is not None:
-            for group in move_space():
+            for group in move_space:
                 response.move_space.add(
                     label=group.label, cells=group.cells, min_count=group.min_count, max_count=group.max_count
                 )
         return response
 
     def _apply(
-        self, game: Game, position: base.Position, message: pb.Move, field: str
-    ) -> tuple[base.Position, pb.ApplyMoveResponse]:
+        self, game: Game, position: core.Position, message: pb.Move, field: str
+    ) -> tuple[core.Position, pb.ApplyMoveResponse]:
         move = codec.decode_move(game, position, message, field)
         try:
             after, events = position.apply(move)
-        except base.RulesError as error:
+        except core.RulesError as error:
             raise from_rules_error(error, field) from None
         step = pb.ApplyMoveResponse(
             position=codec.encode_position(game, after),
@@ -263,7 +285,7 @@ class GameRulesServicer(pb_grpc.GameRulesServicer):
             response.to_move = current.to_move
         return response
 
-    def _score(self, game: Game, position: base.Position) -> pb.ScoreResponse:
+    def _score(self, game: Game, position: core.Position) -> pb.ScoreResponse:
         outcome = position.outcome()
         response = pb.ScoreResponse(
             scores=list(position.scores()),
@@ -277,10 +299,10 @@ class GameRulesServicer(pb_grpc.GameRulesServicer):
                 response.winner = outcome.winner
         if position.to_move:
             response.to_move = position.to_move
-        group_sizes = getattr(position, "group_sizes", None)
-        if group_sizes is not None:
-            for seat in (1, 2):
-                response.group_sizes.add(seat=seat, sizes=group_sizes(seat))
+        for seat in (1, 2):
+            sizes = position.group_sizes(seat)
+            if sizes is not None:
+                response.group_sizes.add(seat=seat, sizes=sizes)
         return response
 
     @_rpc
@@ -304,15 +326,15 @@ class GameRulesServicer(pb_grpc.GameRulesServicer):
         game = self._game(request.game)
         position = codec.decode_position(game, request.position)
         limits = _decode_limits(request.limits, self._config.max_think_ms)
-        if request.top_n < 0:
-            raise invalid("top_n", f"must not be negative, got {request.top_n}")
-        top_n = min(max(request.top_n, 1), MAX_TOP_N)
-        if len(request.seed) > 1024:
-            raise invalid("seed", f"is {len(request.seed)} characters long; at most 1024")
-        if len(request.level) > 64:
+        if not 0 <= request.top_n <= MAX_TOP_N:
+            raise invalid("top_n", f"must be 0 (one move) to {MAX_TOP_N}, got {request.top_n}")
+        top_n = max(request.top_n, 1)
+        if len(request.seed) > MAX_SEED_CHARS:
+            raise invalid("seed", f"is {len(request.seed)} characters long; at most {MAX_SEED_CHARS}")
+        if len(request.level) > MAX_LEVEL_CHARS:
             raise invalid("level", "is longer than any level name", "UNKNOWN_LEVEL")
         if position.outcome() is not None:
-            raise from_rules_error(base.GameOverError("the game is over: there is no move to choose"), "position")
+            raise from_rules_error(core.GameOverError("the game is over: there is no move to choose"), "position")
 
         # The search must end in time for its answer to reach the caller before the deadline, and never
         # later than the server's cap; a cancelled call stops it at once.
@@ -329,7 +351,7 @@ class GameRulesServicer(pb_grpc.GameRulesServicer):
         stop = _CallStop(context, time.monotonic() + max(budget_s, 0.0), reason)
         return _Search(game, position, request, limits, top_n, stop, budget_s)
 
-    def _run(self, search: _Search) -> base.SearchResult:
+    def _run(self, search: _Search) -> core.SearchResult:
         """Run a prepared search in a search slot (refusing it when too many wait), and observe it."""
         request, game = search.request, search.game
         wait_s = min(self._config.search_wait_ms / 1000, max(search.budget_s, 0.0))
@@ -339,29 +361,30 @@ class GameRulesServicer(pb_grpc.GameRulesServicer):
             if not self._slots.acquire(timeout=wait_s):
                 raise overloaded("too many best-move searches in progress; retry shortly")
             try:
-                result = game.best_move(
+                result = play_level(
+                    self._levels[game.id],
                     search.position,
                     request.level or None,
                     search.limits,
-                    base.seeded_int(request.seed),
+                    seeded_int(request.seed),
                     search.top_n,
                     search.stop,
                 )
-            except base.UnknownLevel as error:
+            except core.UnknownLevel as error:
                 raise from_rules_error(error, "level", text=True) from None
-            except base.RulesError as error:
+            except core.RulesError as error:
                 raise from_rules_error(error, "position") from None
             finally:
                 self._slots.release()
         finally:
             self._admitted.release()
         if self._observe_search is not None:
-            self._observe_search(game.id, request.level or game.default_level, result)
+            self._observe_search(game.id, request.level or self._levels[game.id].default, result)
         if not search.stop.active():
             result.stop_reason = "cancelled"
         return result
 
-    def _best_move_response(self, search: _Search, result: base.SearchResult) -> pb.BestMoveResponse:
+    def _best_move_response(self, search: _Search, result: core.SearchResult) -> pb.BestMoveResponse:
         game, position = search.game, search.position
         return pb.BestMoveResponse(
             move=codec.encode_move(game, position, result.move),
@@ -378,7 +401,7 @@ class GameRulesServicer(pb_grpc.GameRulesServicer):
                 )
                 for scored in result.alternatives
             ],
-            level=search.request.level or game.default_level,
+            level=search.request.level or self._levels[game.id].default,
         )
 
     @_rpc
@@ -396,10 +419,10 @@ class GameRulesServicer(pb_grpc.GameRulesServicer):
         # The search runs in a thread of its own and hands each completed iteration over; this thread sends
         # them. When the caller goes, the search's stop sees the call inactive and the search ends at once.
         updates: queue.SimpleQueue[tuple[str, Any]] = queue.SimpleQueue()
-        began = [time.monotonic()]
+        began = time.monotonic()
 
-        def iteration(partial: base.SearchResult) -> None:
-            partial.elapsed_ms = (time.monotonic() - began[0]) * 1000
+        def iteration(partial: core.SearchResult) -> None:
+            partial.elapsed_ms = (time.monotonic() - began) * 1000
             updates.put(("update", partial))
 
         def run() -> None:
@@ -438,7 +461,7 @@ class GameRulesServicer(pb_grpc.GameRulesServicer):
         )
         try:
             image = render(game, position, options)
-        except base.RulesError as error:
+        except core.RulesError as error:
             raise from_rules_error(error, "") from None
         return httpbody_pb2.HttpBody(content_type="image/svg+xml", data=image.encode("utf-8"))
 
@@ -457,7 +480,7 @@ class _CallStop:
         self.reason = reason
         self.cancelled = False  # set when the call's answer is no longer wanted (a stream closed early)
         # Called with each completed iteration's partial result (the search's Deadline passes it on).
-        self.on_iteration: Callable[[base.SearchResult], None] | None = None
+        self.on_iteration: Callable[[core.SearchResult], None] | None = None
 
     def active(self) -> bool:
         return not self.cancelled and self._context.is_active()
@@ -468,13 +491,13 @@ class _CallStop:
         return self.reason if time.monotonic() >= self.end else ""
 
 
-def _decode_limits(message: pb.SearchLimits, max_think_ms: int) -> base.Limits | None:
+def _decode_limits(message: pb.SearchLimits, max_think_ms: int) -> core.Limits | None:
     for name in ("max_time_ms", "max_depth", "max_nodes"):
         if getattr(message, name) < 0:
             raise invalid(f"limits.{name}", f"must not be negative, got {getattr(message, name)}")
     if not (message.max_time_ms or message.max_depth or message.max_nodes):
         return None
-    return base.Limits(
+    return core.Limits(
         max_time_ms=min(message.max_time_ms, max_think_ms) if message.max_time_ms else None,
         max_depth=message.max_depth or None,
         max_nodes=message.max_nodes or None,

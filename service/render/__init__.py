@@ -1,8 +1,8 @@
 """Board images: every game drawn as its players know it, as a self-contained SVG.
 
 This package sits above the engines and below the transport: it reads a position only through the public
-Position API (``to_fields``, ``to_notation``, ``legal_moves``, ``move_notation``, ``apply``, ``scores``,
-``outcome``, and the optional ``move_space``) of a game from the registry, and knows nothing of protobuf.
+Position API of the engine contract (``to_fields``, ``to_notation``, ``legal_moves``, ``move_notation``,
+``apply``, ``scores``, ``outcome``, ``move_space``) of a game from the registry, and knows nothing of protobuf.
 One module per game draws the board (``reversi``, ``kalah``, ``dots_and_boxes``, ``petak_sawah``,
 ``strands``); ``svg`` holds the element builder, the themes and the marks they share.
 
@@ -19,8 +19,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from service.games import base
-from service.games.base import Game
+from service import core
+from service.core.contract import Game
 from service.render import dots_and_boxes, kalah, petak_sawah, reversi, strands
 from service.render.svg import DEFAULT_THEME, THEMES, Theme
 from service.render.view import Step, View
@@ -57,21 +57,21 @@ class RenderOptions:
 def _theme(name: str) -> Theme:
     theme = THEMES.get(name or DEFAULT_THEME)
     if theme is None:
-        raise base.RulesError(f"unknown theme {name[:40]!r}; themes are: {', '.join(THEMES)}", "theme")
+        raise core.RulesError(f"unknown theme {name[:40]!r}; themes are: {', '.join(THEMES)}", "theme")
     return theme
 
 
 def _steps(position: Any, arrows: tuple[str, ...]) -> list[Step]:
     """The arrows' moves played in turn from ``position``: each must be legal where it is played."""
     if len(arrows) > MAX_ARROWS:
-        raise base.RulesError(f"{len(arrows)} moves; at most {MAX_ARROWS}", "arrows")
+        raise core.RulesError(f"{len(arrows)} moves; at most {MAX_ARROWS}", "arrows")
     steps = []
     for index, text in enumerate(arrows):
         where = f"arrows[{index}]"
         try:
             move = position.parse_move(text)
             after, events = position.apply(move)
-        except base.RulesError as error:
+        except core.RulesError as error:
             raise type(error)(error.message, where) from None
         steps.append(Step(index + 1, position, move, position.move_notation(move), position.to_move, events))
         position = after
@@ -79,7 +79,7 @@ def _steps(position: Any, arrows: tuple[str, ...]) -> list[Step]:
 
 
 def _legal(position: Any, wanted: bool) -> list[str]:
-    if not wanted or position.outcome() is not None or getattr(position, "move_space", None) is not None:
+    if not wanted or position.outcome() is not None or position.move_space() is not None:
         return []  # a game with a compact move space (Strands) marks cells, not whole moves
     return [position.move_notation(move) for move in position.legal_moves()]
 
@@ -88,12 +88,12 @@ def render(game: Game, position: Any, options: RenderOptions | None = None) -> s
     """The SVG image of ``position`` of ``game`` (see the module docstring)."""
     options = options or RenderOptions()
     if not MIN_SIZE <= options.size <= MAX_SIZE:
-        raise base.RulesError(f"must be {MIN_SIZE} to {MAX_SIZE} pixels, got {options.size}", "size")
+        raise core.RulesError(f"must be {MIN_SIZE} to {MAX_SIZE} pixels, got {options.size}", "size")
     if len(options.last_move) > 256:
-        raise base.InvalidMove("is longer than any move", "last_move")
+        raise core.InvalidMove("is longer than any move", "last_move")
     drawer = _DRAWERS.get(game.id)
     if drawer is None:  # a game added to the registry without a drawing
-        raise base.RulesError(f"{game.id} has no board drawing", "game")
+        raise core.RulesError(f"{game.id} has no board drawing", "game")
     view = View(
         game=game,
         position=position,

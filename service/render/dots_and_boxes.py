@@ -5,7 +5,7 @@ lines."""
 
 from __future__ import annotations
 
-from service.games import base
+from service import core
 from service.render.grid import BUTTONS, CELL, FOOTER, coordinates, layout
 from service.render.svg import Svg, numbered_mark, word_buttons
 from service.render.view import View, cell
@@ -22,7 +22,7 @@ def _ends(name: str, cols: int, rows: int, field: str) -> tuple[tuple[int, int],
         inside = all(0 <= c <= cols and 0 <= r <= rows for c, r in (a, b))
         if inside and abs(a[0] - b[0]) + abs(a[1] - b[1]) == 1:
             return a, b
-    raise base.InvalidMove(f"{name[:40]!r} is not a line between two neighbouring dots of this board", field)
+    raise core.InvalidMove(f"{name[:40]!r} is not a line between two neighbouring dots of this board", field)
 
 
 def _status_names(fields: dict[str, object]) -> tuple[str, str]:

@@ -6,7 +6,7 @@ arrow move's pit to the hole its last seed reaches (the move's ``sow`` event).""
 
 from __future__ import annotations
 
-from service.games import base
+from service import core
 from service.render.grid import FOOTER, MIN_WIDTH
 from service.render.svg import Svg, arrow
 from service.render.view import View
@@ -56,7 +56,7 @@ def draw(view: View) -> str:
             return x + STORE / 2, y
         if side is not None and number.isascii() and number.isdigit() and 1 <= int(number) <= n:
             return pit_centre(side, int(number))
-        raise base.InvalidMove(f"{name[:40]!r} names no pit of this board (S1..S{n}, N1..N{n})", field)
+        raise core.InvalidMove(f"{name[:40]!r} names no pit of this board (S1..S{n}, N1..N{n})", field)
 
     svg.add(
         "rect",

@@ -51,9 +51,8 @@ def draw(view: View) -> str:
 
     stones = {name: "B" for name in fields.get("black") or ()} | {name: "W" for name in fields.get("white") or ()}
     playable: dict[str, int] = {}  # a playable cell -> how many cells of its label one move may cover
-    move_space = getattr(view.position, "move_space", None)
-    if view.options.show_legal_moves and move_space is not None and view.position.outcome() is None:
-        for group in move_space():
+    if view.options.show_legal_moves and view.position.outcome() is None:
+        for group in view.position.move_space() or ():
             for name in group.cells:
                 playable[name] = group.max_count
 

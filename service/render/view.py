@@ -7,8 +7,8 @@ import string
 from dataclasses import dataclass
 from typing import Any
 
-from service.games import base
-from service.games.base import Game
+from service import core
+from service.core.contract import Game
 from service.render.svg import Theme
 
 LETTERS = string.ascii_lowercase
@@ -21,10 +21,10 @@ class Step:
 
     number: int
     position: Any
-    move: base.Move
+    move: core.Move
     notation: str
     seat: int
-    events: list[base.Event]
+    events: list[core.Event]
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,6 +65,6 @@ def cells_of(text: str, field: str, inside: Any) -> list[tuple[int, int]]:
     for part in text.split(","):
         place = cell(part)
         if place is None or not inside(*place):
-            raise base.InvalidMove(f"{text[:40]!r} names no place on this board", field)
+            raise core.InvalidMove(f"{text[:40]!r} names no place on this board", field)
         found.append(place)
     return found

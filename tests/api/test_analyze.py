@@ -19,9 +19,9 @@ from google.protobuf import struct_pb2
 from prometheus_client import REGISTRY
 
 from gamerules.v1 import gamerules_pb2 as pb
+from service import core
 from service.api.server import ServerConfig, create_server
 from service.api.servicer import GameRulesServicer, ServiceConfig
-from service.games import base
 from tests.api.conftest import QUIET, free_port, gateway_command, wait_http
 
 REVERSI = "......../......../......../...WB.../...BW.../......../......../........ 1 black=1"
@@ -89,9 +89,9 @@ def test_errors_are_the_usual_status(stub):
 
 
 @pytest.fixture(scope="module")
-def observed() -> Iterator[tuple[str, queue.SimpleQueue[base.SearchResult]]]:
+def observed() -> Iterator[tuple[str, queue.SimpleQueue[core.SearchResult]]]:
     """An in-process server whose searches report how they ended."""
-    results: queue.SimpleQueue[base.SearchResult] = queue.SimpleQueue()
+    results: queue.SimpleQueue[core.SearchResult] = queue.SimpleQueue()
     config = ServiceConfig(max_think_ms=30_000, search_slots=1, search_queue=1)
     servicer = GameRulesServicer(config=config, observe_search=lambda game, level, result: results.put(result))
     running = create_server(ServerConfig(service=config), address="127.0.0.1:0", servicer=servicer)

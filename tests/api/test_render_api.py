@@ -14,7 +14,7 @@ import grpc
 import pytest
 
 from gamerules.v1 import gamerules_pb2 as pb
-from service.games import GAMES
+from service.engines import GAMES
 from service.render import RenderOptions, render
 from tests.render.test_render import NS, marked_moves
 

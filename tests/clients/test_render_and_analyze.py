@@ -10,10 +10,10 @@ import pytest
 
 import gamerules_client as gc
 from gamerules_client import cli
-from service.games import GAMES, default_options
+from service.engines import GAMES
 from service.render import RenderOptions, render
 
-START = GAMES["reversi"].new_position(default_options(GAMES["reversi"]), "").to_notation()
+START = GAMES["reversi"].new_position(GAMES["reversi"].default_options(), "").to_notation()
 SVG = "{http://www.w3.org/2000/svg}svg"
 
 

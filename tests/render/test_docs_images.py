@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from service.games import GAMES
+from service.engines import GAMES
 from service.render import RenderOptions, render
 
 IMAGES = Path(__file__).resolve().parents[2] / "docs" / "images"

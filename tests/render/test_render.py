@@ -12,7 +12,8 @@ from typing import Any
 
 import pytest
 
-from service.games import GAMES, base, default_options
+from service import core
+from service.engines import GAMES
 from service.render import MAX_SIZE, MIN_SIZE, THEMES, RenderOptions, render
 
 NS = "{http://www.w3.org/2000/svg}"
@@ -29,7 +30,7 @@ REVERSI_START = "......../......../......../...WB.../...BW.../......../......../
 
 def start(game_id: str, **options: Any) -> Any:
     game = GAMES[game_id]
-    return game.new_position({**default_options(game), **SMALL[game_id], **options}, "7")
+    return game.new_position({**game.default_options(), **SMALL[game_id], **options}, "7")
 
 
 def parse(svg: str) -> ET.Element:
@@ -234,7 +235,7 @@ def test_petak_sawah_fields_rocks_and_cells():
 def test_strands_cells_labels_stones_and_selection_marks():
     game = GAMES["strands"]
     position = start("strands")
-    labels = game.new_position({**default_options(game), "layout": "side4"}, "7").to_fields()["labels"]
+    labels = game.new_position({**game.default_options(), "layout": "side4"}, "7").to_fields()["labels"]
     root = parse(render(game, position, RenderOptions(show_legal_moves=True)))
     cells = elements(root, "g", "cell")
     assert len(cells) == sum(len(row) for row in labels.split("/")) == 37
@@ -250,13 +251,13 @@ def test_strands_cells_labels_stones_and_selection_marks():
 @pytest.mark.parametrize(
     ("options", "kind", "field"),
     [
-        (RenderOptions(size=MIN_SIZE - 1), base.RulesError, "size"),
-        (RenderOptions(size=MAX_SIZE + 1), base.RulesError, "size"),
-        (RenderOptions(theme="neon"), base.RulesError, "theme"),
-        (RenderOptions(last_move="z9"), base.InvalidMove, "last_move"),
-        (RenderOptions(arrows=("d3", "d3")), base.IllegalMove, "arrows[1]"),
-        (RenderOptions(arrows=("x",)), base.InvalidMove, "arrows[0]"),
-        (RenderOptions(arrows=("d3",) * 33), base.RulesError, "arrows"),
+        (RenderOptions(size=MIN_SIZE - 1), core.RulesError, "size"),
+        (RenderOptions(size=MAX_SIZE + 1), core.RulesError, "size"),
+        (RenderOptions(theme="neon"), core.RulesError, "theme"),
+        (RenderOptions(last_move="z9"), core.InvalidMove, "last_move"),
+        (RenderOptions(arrows=("d3", "d3")), core.IllegalMove, "arrows[1]"),
+        (RenderOptions(arrows=("x",)), core.InvalidMove, "arrows[0]"),
+        (RenderOptions(arrows=("d3",) * 33), core.RulesError, "arrows"),
     ],
 )
 def test_bad_options_are_refused_naming_the_option(options, kind, field):
@@ -268,7 +269,7 @@ def test_bad_options_are_refused_naming_the_option(options, kind, field):
 
 def test_a_last_move_off_the_board_is_refused_in_every_game():
     for game_id, text in {"kalah": "S9", "dots-and-boxes": "a1-c1", "petak-sawah": "f1", "strands": "a9"}.items():
-        with pytest.raises(base.InvalidMove) as raised:
+        with pytest.raises(core.InvalidMove) as raised:
             render(GAMES[game_id], start(game_id), RenderOptions(last_move=text))
         assert raised.value.field == "last_move"
 
@@ -278,7 +279,7 @@ def test_a_last_move_off_the_board_is_refused_in_every_game():
 def test_a_last_move_naming_no_place_is_refused_naming_the_field(game_id, text):
     try:
         render(GAMES[game_id], start(game_id), RenderOptions(last_move=text))
-    except base.RulesError as error:
+    except core.RulesError as error:
         assert error.field == "last_move"
     else:  # none of these names a place on any board: only the blank one is drawn (with nothing highlighted)
         assert not text.strip()

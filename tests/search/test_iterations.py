@@ -1,14 +1,14 @@
 """Streamed analysis at the search core: a stop signal's ``on_iteration`` hears every completed iteration of
-``search`` (one per depth, the last one the answer) and of ``mcts`` (as its iterations double), through
-``play_level``'s Deadline, and nothing changes in the answer for being listened to."""
+``search`` (one per depth, the last one the answer) and of ``mcts`` (as its iterations double), through nested
+Deadlines (``play_level``'s: ``tests/levels/test_driver.py``), and nothing changes in the answer for being
+listened to."""
 
 from __future__ import annotations
 
 import random
 
-from service.games.base import Limits, SearchResult
-from service.search import Deadline, mcts, play_level, search
-from tests.search.test_levels import _Game, _strategies
+from service.core import Limits, SearchResult
+from service.search import Deadline, mcts, search
 from tests.search.toys import Piles, TicTacToe
 
 
@@ -51,10 +51,9 @@ def test_mcts_reports_the_tree_as_its_iterations_double():
     assert result == mcts(TicTacToe(), Limits(max_nodes=600), rng=random.Random(3))
 
 
-def test_the_listener_reaches_the_search_through_play_level():
-    game = _Game()
+def test_the_listener_reaches_searches_under_nested_deadlines():
     stop = Listening()
-    result = play_level(game, Piles((3, 4, 2)), "deep", Limits(max_depth=3), 5, 1, stop, _strategies(game))
-    assert [r.depth for r in stop.heard] == [1, 2, 3] and stop.heard[-1].move == result.move
     assert Deadline(None, stop).on_iteration == stop.on_iteration
     assert Deadline(None, Deadline(None, stop)).on_iteration == stop.on_iteration
+    search(Piles((3, 4, 2)), Limits(max_depth=2), stop=Deadline(None, Deadline(None, stop)))
+    assert [r.depth for r in stop.heard] == [1, 2]
