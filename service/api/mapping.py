@@ -18,6 +18,7 @@ from google.rpc import status_pb2
 from grpc_status import rpc_status
 
 from service.api import protojson
+from service.api.limits import MAX_QUERY_CHARS
 
 HTTP_BODY = "google.api.HttpBody"
 # An image is the same for the same request: caches may keep it a day, and revalidate it by its ETag after.
@@ -91,6 +92,8 @@ def apply_query(message: Message, params: list[tuple[str, str]], bound: set[str]
     """Set the fields ``params`` name (dotted paths of proto or JSON names) on ``message``; a repeated field
     takes each of its values in order. Fields bound from the path (``bound``) cannot be set again."""
     for name, text in params:
+        if len(text) > MAX_QUERY_CHARS:
+            raise QueryError(name[:100], f"{name[:100]}: {len(text)} characters; at most {MAX_QUERY_CHARS} a parameter")
         target: Message = message
         parts = name.split(".")
         for depth, part in enumerate(parts):

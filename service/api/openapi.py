@@ -39,16 +39,22 @@ from google.rpc import error_details_pb2, status_pb2
 from gamerules.v1 import gamerules_pb2 as pb
 from service.api import examples
 from service.api.limits import (
+    MAX_ARROW_CHARS,
+    MAX_ARROWS,
     MAX_BATCH,
+    MAX_IMAGE_SIZE,
+    MAX_LAST_MOVE_CHARS,
     MAX_LEVEL_CHARS,
     MAX_MOVES_PER_CALL,
     MAX_NOTATION,
     MAX_PAGE_TOKEN_CHARS,
+    MAX_QUERY_CHARS,
     MAX_SEED_CHARS,
     MAX_TOP_N,
+    MIN_IMAGE_SIZE,
 )
 from service.api.required import behaviors
-from service.core.values import EVENT_TYPES, OPTION_TYPES, RESULT_REASONS, STOP_REASONS
+from service.core.values import EVENT_TYPES, OPTION_TYPES, RENDER_THEMES, RESULT_REASONS, STOP_REASONS
 
 SERVICE = pb.DESCRIPTOR.services_by_name["GameRules"]
 OPENAPI_VERSION = "3.1.0"
@@ -92,6 +98,18 @@ FIELD_SCHEMAS: dict[str, dict[str, Any]] = {
     "gamerules.v1.BestMoveRequest.level": {"maxLength": MAX_LEVEL_CHARS},
     "gamerules.v1.BestMoveRequest.seed": {"maxLength": MAX_SEED_CHARS},
     "gamerules.v1.BestMoveRequest.top_n": {"minimum": 0, "maximum": MAX_TOP_N},
+    "gamerules.v1.AnalyzePositionRequest.level": {"maxLength": MAX_LEVEL_CHARS},
+    "gamerules.v1.AnalyzePositionRequest.seed": {"maxLength": MAX_SEED_CHARS},
+    "gamerules.v1.AnalyzePositionRequest.top_n": {"minimum": 0, "maximum": MAX_TOP_N},
+    # 0 is the default width; else MIN_IMAGE_SIZE..MAX_IMAGE_SIZE pixels.
+    "gamerules.v1.RenderPositionRequest.size": {
+        "minimum": 0,
+        "maximum": MAX_IMAGE_SIZE,
+        "not": {"minimum": 1, "maximum": MIN_IMAGE_SIZE - 1},
+    },
+    "gamerules.v1.RenderPositionRequest.last_move": {"maxLength": MAX_LAST_MOVE_CHARS},
+    "gamerules.v1.RenderPositionRequest.arrows": {"maxItems": MAX_ARROWS, "maxLength": MAX_ARROW_CHARS},
+    "gamerules.v1.RenderPositionRequest.theme": {"enum": ["", *RENDER_THEMES]},
     "gamerules.v1.SearchLimits.max_time_ms": {"minimum": 0},
     "gamerules.v1.SearchLimits.max_depth": {"minimum": 0},
     "gamerules.v1.SearchLimits.max_nodes": {"minimum": 0},
@@ -386,6 +404,8 @@ def _parameter(field: str, template: str) -> dict[str, Any]:
 
 
 _HTTP_BODY = "google.api.HttpBody"
+# What each method answering a google.api.HttpBody sends (its proto comment says the same).
+_BODY_TYPES = {"RenderPosition": "image/svg+xml"}
 
 
 def _query_parameters(
@@ -404,6 +424,9 @@ def _query_parameters(
                 found += _query_parameters(builder, field.message_type, frozenset(), name + ".", depth + 1)
             continue
         schema = builder.field(field)
+        target = schema["items"] if field.is_repeated else schema
+        if target.get("type") == "string":  # the gateway reads no longer query value (a URL stays short)
+            target["maxLength"] = min(target.get("maxLength", MAX_QUERY_CHARS), MAX_QUERY_CHARS)
         parameter: dict[str, Any] = {"name": name, "in": "query", "required": False}
         text = schema.pop("description", None)
         if text:
@@ -418,8 +441,8 @@ def _query_parameters(
 def _answers(builder: _Builder, method: descriptor.MethodDescriptor, answer: dict[str, Any]) -> dict[str, Any]:
     """The 200 response's content: JSON, a stream of JSON lines or events, or an HttpBody's bytes."""
     if method.output_type.full_name == _HTTP_BODY:
-        body = {"schema": {"type": "string", "description": "The bytes, of the type the method describes."}}
-        return {"*/*": body}
+        kind = _BODY_TYPES[method.name]
+        return {kind: {"schema": {"type": "string", "description": f"The `{kind}` bytes."}}}
     if method.server_streaming:
         line = {
             "type": "object",

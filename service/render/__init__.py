@@ -25,10 +25,13 @@ from service.render import dots_and_boxes, kalah, petak_sawah, reversi, strands
 from service.render.svg import DEFAULT_THEME, THEMES, Theme
 from service.render.view import Step, View
 
+# The API states the same bounds (service/api/limits.py; a test holds them equal).
 MIN_SIZE = 64
 MAX_SIZE = 2048
 DEFAULT_SIZE = 480
 MAX_ARROWS = 32
+MAX_MOVE_CHARS = 64  # an arrow's move: longer than any move of any board
+MAX_LAST_MOVE_CHARS = 256
 
 __all__ = ["DEFAULT_SIZE", "MAX_ARROWS", "MAX_SIZE", "MIN_SIZE", "THEMES", "RenderOptions", "render"]
 
@@ -68,6 +71,8 @@ def _steps(position: Any, arrows: tuple[str, ...]) -> list[Step]:
     steps = []
     for index, text in enumerate(arrows):
         where = f"arrows[{index}]"
+        if len(text) > MAX_MOVE_CHARS:
+            raise core.InvalidMove(f"is {len(text)} characters long; at most {MAX_MOVE_CHARS}", where)
         try:
             move = position.parse_move(text)
             after, events = position.apply(move)
@@ -89,8 +94,8 @@ def render(game: Game, position: Any, options: RenderOptions | None = None) -> s
     options = options or RenderOptions()
     if not MIN_SIZE <= options.size <= MAX_SIZE:
         raise core.RulesError(f"must be {MIN_SIZE} to {MAX_SIZE} pixels, got {options.size}", "size")
-    if len(options.last_move) > 256:
-        raise core.InvalidMove("is longer than any move", "last_move")
+    if len(options.last_move) > MAX_LAST_MOVE_CHARS:
+        raise core.InvalidMove(f"is longer than any move (at most {MAX_LAST_MOVE_CHARS} characters)", "last_move")
     drawer = _DRAWERS.get(game.id)
     if drawer is None:  # a game added to the registry without a drawing
         raise core.RulesError(f"{game.id} has no board drawing", "game")

@@ -283,3 +283,17 @@ def test_a_last_move_naming_no_place_is_refused_naming_the_field(game_id, text):
         assert error.field == "last_move"
     else:  # none of these names a place on any board: only the blank one is drawn (with nothing highlighted)
         assert not text.strip()
+
+
+def test_the_api_states_the_bounds_the_drawing_keeps():
+    from service import core
+    from service.api import limits
+    from service.render import MAX_LAST_MOVE_CHARS, MAX_MOVE_CHARS
+
+    assert (limits.MIN_IMAGE_SIZE, limits.MAX_IMAGE_SIZE) == (MIN_SIZE, MAX_SIZE)
+    assert (limits.MAX_ARROWS, limits.MAX_ARROW_CHARS, limits.MAX_LAST_MOVE_CHARS) == (
+        32,
+        MAX_MOVE_CHARS,
+        MAX_LAST_MOVE_CHARS,
+    )
+    assert tuple(THEMES) == core.RENDER_THEMES
