@@ -288,11 +288,11 @@ def test_a_last_move_naming_no_place_is_refused_naming_the_field(game_id, text):
 def test_the_api_states_the_bounds_the_drawing_keeps():
     from service import core
     from service.api import limits
-    from service.render import MAX_LAST_MOVE_CHARS, MAX_MOVE_CHARS
+    from service.render import MAX_ARROWS, MAX_LAST_MOVE_CHARS, MAX_MOVE_CHARS
 
     assert (limits.MIN_IMAGE_SIZE, limits.MAX_IMAGE_SIZE) == (MIN_SIZE, MAX_SIZE)
     assert (limits.MAX_ARROWS, limits.MAX_ARROW_CHARS, limits.MAX_LAST_MOVE_CHARS) == (
-        32,
+        MAX_ARROWS,
         MAX_MOVE_CHARS,
         MAX_LAST_MOVE_CHARS,
     )
