@@ -18,6 +18,10 @@ PAGES = ["README.md", "api.md", "compatibility.md", *(f"games/{game}.md" for gam
 # Where the project's code, contract and texts live: none of it may send a reader outside the repository.
 SHIPPED = ("service", "proto", "clients", "docs")
 OUTSIDE = re.compile(r"rules\.md|shared/spec")
+# Generated or installed, never written here (generated code, the Node example's packages and build), and
+# binary files (native kernels, the released contract images).
+BUILT = {"gen", "node_modules", "dist"}
+BINARY = (".so", ".binpb")
 LINK = re.compile(r"\]\(([^)\s#]+)(?:#[^)]*)?\)")
 
 
@@ -58,7 +62,8 @@ def citations() -> list[str]:
     citing = []
     for folder in SHIPPED:
         for path in sorted((ROOT / folder).rglob("*")):
-            if path.is_file() and "gen" not in path.relative_to(ROOT).parts and path.suffix != ".so":
+            built = BUILT & set(path.relative_to(ROOT).parts) or path.suffix in BINARY
+            if path.is_file() and not built:
                 for number, line in enumerate(read(path).splitlines(), start=1):
                     if OUTSIDE.search(line):
                         citing.append(f"{path.relative_to(ROOT).as_posix()}:{number}")
