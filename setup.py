@@ -29,6 +29,22 @@ import build_protos  # noqa: E402  (beside the client's setup.py, not an install
 KERNEL_FLAGS = ["-O2", "-ffp-contract=off", "-shared", "-fPIC"]
 
 
+def _package_data() -> dict[str, list[str]]:
+    """The service's data files (the OpenAPI examples, the playground's pages...) under the package they sit in:
+    every file under ``service/`` that is neither Python nor a kernel's C source nor built (``service/gen``)."""
+    data: dict[str, list[str]] = {}
+    for path in sorted((HERE / "service").rglob("*")):
+        parts = path.relative_to(HERE).parts
+        if path.is_dir() or path.suffix in (".py", ".pyc", ".c") or parts[1] == "gen" or "__pycache__" in parts:
+            continue
+        package = path.parent
+        while not (package / "__init__.py").exists():  # a folder of data (playground/) belongs to its package
+            package = package.parent
+        name = ".".join(package.relative_to(HERE).parts)
+        data.setdefault(name, []).append(path.relative_to(package).as_posix())
+    return data
+
+
 def _compiler() -> str | None:
     """The C compiler Python was built with (``cc`` if it does not say), if this machine has it."""
     return shutil.which((sysconfig.get_config_var("CC") or "cc").split()[0])
@@ -80,5 +96,5 @@ setup(
     cmdclass={"build_py": BuildService},
     packages=[*find_packages(include=["service", "service.*"]), "gamerules_client"],
     package_dir={"gamerules_client": str(CLIENT / "gamerules_client")},
-    package_data={"gamerules_client": ["py.typed"]},
+    package_data={"gamerules_client": ["py.typed"], **_package_data()},
 )

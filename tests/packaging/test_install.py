@@ -179,8 +179,8 @@ def test_the_service_installs_with_pip_and_its_entry_points_run(tmp_path):
 
 
 def _check_the_installed_gateway(bin_dir: Path, work: Path, grpc_target: str) -> None:
-    """The installed gateway answers over REST, and its OpenAPI document has the proto comments (the wheel's
-    descriptor set); it stops cleanly."""
+    """The installed gateway answers over REST, its OpenAPI document has the proto comments (the wheel's
+    descriptor set), it serves the playground (the wheel's data files), and it stops cleanly."""
     port = free_port()
     command = ["gamerules-gateway", "--bind", f"127.0.0.1:{port}", "--workers", "1"]
     gateway = subprocess.Popen(
@@ -198,6 +198,11 @@ def _check_the_installed_gateway(bin_dir: Path, work: Path, grpc_target: str) ->
             document = json.load(answer)
         operations = [operation for path in document["paths"].values() for operation in path.values()]
         assert operations and any(operation.get("description") for operation in operations)
+        # The package's data files: the playground's page and its scripts.
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/", timeout=10) as answer:
+            assert answer.status == 200 and "<html" in answer.read().decode().lower()
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/playground/playground.js", timeout=10) as answer:
+            assert answer.status == 200
     finally:
         gateway.send_signal(signal.SIGTERM)
         _, stderr = gateway.communicate(timeout=60)
