@@ -63,6 +63,11 @@ def test_a_game_through_the_asyncio_client(grpc_address):
             assert [list(score.scores) for score in scores] == [[2, 2], [4, 1]]
             best = await client.best_move("reversi", START, "expert", max_depth=2, top_n=2, seed="7")
             assert best.move.notation in every and best.depth == 2 and len(best.alternatives) == 2
+            updates = [update async for update in client.analyze_position("reversi", START, "expert", max_depth=3)]
+            assert updates[-1].final and not any(update.final for update in updates[:-1])
+            assert updates[-1].analysis.move.notation in every
+            svg = await client.render_position("reversi", START, size=200, show_legal_moves=True)
+            assert svg.startswith(b"<svg") and b"</svg>" in svg
             # Calls run concurrently on one channel.
             answers = await asyncio.gather(*(client.score("reversi", START) for _ in range(8)))
             assert all(list(answer.scores) == [2, 2] for answer in answers)

@@ -3,7 +3,7 @@ so both send exactly the same calls (``client.py``, ``aio.py``)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from . import notations as nt
@@ -58,6 +58,52 @@ def best_move(
         limits=pb.SearchLimits(max_time_ms=max_time_ms, max_depth=max_depth, max_nodes=max_nodes),
         seed=seed,
         top_n=top_n,
+    )
+
+
+def analyze_position(
+    game: str,
+    position: nt.PositionLike,
+    level: str,
+    *,
+    max_time_ms: int,
+    max_depth: int,
+    max_nodes: int,
+    seed: str,
+    top_n: int,
+) -> pb.AnalyzePositionRequest:
+    return pb.AnalyzePositionRequest(
+        game=nt.game_name(game),
+        position=nt.position(position),
+        level=level,
+        limits=pb.SearchLimits(max_time_ms=max_time_ms, max_depth=max_depth, max_nodes=max_nodes),
+        seed=seed,
+        top_n=top_n,
+    )
+
+
+def render_position(
+    game: str,
+    position: nt.PositionLike,
+    *,
+    size: int,
+    last_move: str,
+    show_legal_moves: bool,
+    arrows: Sequence[str],
+    coordinates: bool,
+    flip: bool,
+    theme: str,
+) -> pb.RenderPositionRequest:
+    return pb.RenderPositionRequest(
+        game=nt.game_name(game),
+        position=nt.position(position),
+        size=size,
+        last_move=last_move,
+        show_legal_moves=show_legal_moves,
+        arrows=list(arrows),
+        coordinates=coordinates,
+        flip=flip,
+        theme=theme,
     )
 
 

@@ -194,6 +194,73 @@ class AsyncGameRulesClient:
         response: pb.BestMoveResponse = await self._call(self._stub.BestMove, request, timeout)
         return response
 
+    async def analyze_position(
+        self,
+        game: str,
+        position: nt.PositionLike,
+        level: str = "",
+        *,
+        max_time_ms: int = 0,
+        max_depth: int = 0,
+        max_nodes: int = 0,
+        seed: str = "",
+        top_n: int = 0,
+        timeout: float | None = None,
+    ) -> AsyncIterator[pb.AnalyzePositionResponse]:
+        """BestMove's search as it deepens: one message per completed iteration, then the final answer
+        (``final`` true). Stop reading early (or close the iterator) and the search stops too."""
+        request = rq.analyze_position(
+            game,
+            position,
+            level,
+            max_time_ms=max_time_ms,
+            max_depth=max_depth,
+            max_nodes=max_nodes,
+            seed=seed,
+            top_n=top_n,
+        )
+        if timeout is None:
+            timeout = rq.best_move_timeout(self.best_move_timeout, max_time_ms)
+        stream = self._stub.AnalyzePosition(request, timeout=timeout, metadata=self._metadata)
+        try:
+            async for response in stream:
+                yield response
+        except grpc.RpcError as error:
+            raise from_rpc_error(error) from None
+        finally:
+            stream.cancel()
+
+    async def render_position(
+        self,
+        game: str,
+        position: nt.PositionLike,
+        *,
+        size: int = 0,
+        last_move: str = "",
+        show_legal_moves: bool = False,
+        arrows: Sequence[str] = (),
+        coordinates: bool = True,
+        flip: bool = False,
+        theme: str = "",
+        timeout: float | None = None,
+    ) -> bytes:
+        """The board as an SVG image (its bytes): ``size`` pixels wide (0: the server's default), the last move
+        highlighted, the legal moves marked, ``arrows`` (a move or a line) drawn, turned round with ``flip``."""
+        request = rq.render_position(
+            game,
+            position,
+            size=size,
+            last_move=last_move,
+            show_legal_moves=show_legal_moves,
+            arrows=arrows,
+            coordinates=coordinates,
+            flip=flip,
+            theme=theme,
+        )
+        response = await self._call(self._stub.RenderPosition, request, timeout)
+        data: bytes = response.data
+        return data
+
     async def ready(self, *, timeout: float = 2.0) -> bool:
         """Whether the server answers its health check as SERVING for GameRules."""
         try:

@@ -245,16 +245,18 @@ class GameRulesClient:
     ) -> Iterator[pb.AnalyzePositionResponse]:
         """BestMove's search as it deepens: one message per completed iteration, then the final answer
         (``final`` true). Stop reading early (or close the iterator) and the search stops too."""
-        request = pb.AnalyzePositionRequest(
-            game=nt.game_name(game),
-            position=nt.position(position),
-            level=level,
-            limits=pb.SearchLimits(max_time_ms=max_time_ms, max_depth=max_depth, max_nodes=max_nodes),
+        request = rq.analyze_position(
+            game,
+            position,
+            level,
+            max_time_ms=max_time_ms,
+            max_depth=max_depth,
+            max_nodes=max_nodes,
             seed=seed,
             top_n=top_n,
         )
         if timeout is None:
-            timeout = max(self.best_move_timeout, max_time_ms / 1000 + 2)
+            timeout = rq.best_move_timeout(self.best_move_timeout, max_time_ms)
         stream = self._stub.AnalyzePosition(request, timeout=timeout, metadata=self._metadata)
         try:
             yield from stream
@@ -279,13 +281,13 @@ class GameRulesClient:
     ) -> bytes:
         """The board as an SVG image (its bytes): ``size`` pixels wide (0: the server's default), the last move
         highlighted, the legal moves marked, ``arrows`` (a move or a line) drawn, turned round with ``flip``."""
-        request = pb.RenderPositionRequest(
-            game=nt.game_name(game),
-            position=nt.position(position),
+        request = rq.render_position(
+            game,
+            position,
             size=size,
             last_move=last_move,
             show_legal_moves=show_legal_moves,
-            arrows=list(arrows),
+            arrows=arrows,
             coordinates=coordinates,
             flip=flip,
             theme=theme,
