@@ -15,6 +15,7 @@ import shlex
 import shutil
 import subprocess
 from pathlib import Path
+from xml.etree import ElementTree
 
 import grpc
 import pytest
@@ -40,7 +41,7 @@ def _json_and_status(body: str) -> tuple[dict, int]:
 
 @pytest.mark.skipif(shutil.which("curl") is None, reason="curl is not installed")
 def test_the_curl_examples_run_against_a_real_gateway(gateway_url):
-    env = {**os.environ, "GAMERULES_HTTP": gateway_url}
+    env = {**os.environ, "GAMERULES_HTTP_URL": gateway_url}
     done = subprocess.run(
         ["bash", str(EXAMPLES / "curl.sh")], env=env, capture_output=True, text=True, timeout=120, check=False
     )
@@ -52,6 +53,14 @@ def test_the_curl_examples_run_against_a_real_gateway(gateway_url):
         if title.startswith("health"):
             live, ready = body.splitlines()
             assert json.loads(live)["status"] == "ok" and json.loads(ready)["status"] == "ready"
+            continue
+        if title.startswith("a board image"):
+            image = ElementTree.fromstring(body)
+            assert image.tag == "{http://www.w3.org/2000/svg}svg" and image.get("width") == "320"
+            continue
+        if title.startswith("the analysis streamed"):
+            lines = [json.loads(line)["result"] for line in body.splitlines()]
+            assert [line["analysis"]["depth"] for line in lines] == [1, 2, 3, 4, 5, 6, 6] and lines[-1]["final"]
             continue
         answers[title.split(":")[0].split(" (")[0]] = _json_and_status(body)
 
@@ -111,6 +120,15 @@ def test_the_grpcurl_examples_through_reflection(grpc_address):
             method = pool.FindServiceByName(service_name).methods_by_name[method_name]
             request = json_format.ParseDict(body, message_factory.GetMessageClass(method.input_type)())
             response_class = message_factory.GetMessageClass(method.output_type)
+            if method.server_streaming:  # grpcurl prints each message of the stream
+                stream = channel.unary_stream(
+                    f"/{service_name}/{method_name}",
+                    request_serializer=lambda message: message.SerializeToString(),
+                    response_deserializer=response_class.FromString,
+                )
+                messages = [json_format.MessageToDict(message) for message in stream(request, timeout=timeout)]
+                assert len(messages) > 1 and messages[-1]["final"] and not messages[0].get("final"), target
+                continue
             call = channel.unary_unary(
                 f"/{service_name}/{method_name}",
                 request_serializer=lambda message: message.SerializeToString(),
@@ -120,5 +138,43 @@ def test_the_grpcurl_examples_through_reflection(grpc_address):
             assert answer, (target, body)
             if method_name == "BestMove":
                 assert answer["move"]["notation"] and len(answer["alternatives"]) == 2
+            if method_name == "RenderPosition":
+                assert answer["contentType"] == "image/svg+xml" and answer["data"]
             if method_name == "Check":
                 assert answer["status"] == "SERVING"
+
+
+@pytest.mark.parametrize(
+    ("script", "variable", "new", "old", "default"),
+    [
+        ("curl.sh", "HTTP", "GAMERULES_HTTP_URL", "GAMERULES_HTTP", "http://localhost:8080"),
+        ("grpcurl.sh", "GRPC", "GAMERULES_GRPC_TARGET", "GAMERULES_GRPC", "localhost:50051"),
+    ],
+)
+def test_the_examples_find_the_service_by_the_new_name_and_the_old_one_for_one_release(
+    script, variable, new, old, default
+):
+    """The scripts' own lines up to the address they call, run with each combination of the two names."""
+    text = (EXAMPLES / script).read_text()
+    start = text.index(f"\n{variable}=") + 1
+    preamble = text[: text.index("\n", start)]
+    environ = {k: v for k, v in os.environ.items() if k not in (new, old)}
+
+    def address(**names: str) -> tuple[str, str]:
+        done = subprocess.run(
+            ["bash", "-c", f'{preamble}\necho "${variable}"'],
+            env={**environ, **names},
+            capture_output=True,
+            text=True,
+            timeout=30,
+            check=True,
+        )
+        return done.stdout.strip(), done.stderr.strip()
+
+    assert address() == (default, "")
+    assert address(**{new: "a:1"}) == ("a:1", "")
+    assert address(**{new: "a:1", old: "b:2"}) == ("a:1", "")
+    assert address(**{old: "b:2"}) == (
+        "b:2",
+        f"{script}: {old} is deprecated and will stop working in the next release: use {new}",
+    )
