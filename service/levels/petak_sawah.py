@@ -12,7 +12,6 @@ from typing import Any
 from service.core.values import Level, Limits, SearchResult, StopSignal
 from service.engines.petak_sawah import PetakSawahPosition
 from service.levels.driver import GameLevels
-from service.levels.native_search import native_search
 from service.search import greedy, search
 
 # Medium weighs each move by hard's evaluation one move deep. Deeper medium searches played almost as well as
@@ -27,7 +26,6 @@ MEDIUM_DEPTH = 1
 HARD_NODES = 250_000
 HARD_SOLVE_EMPTIES = 14
 HARD_SOLVE_LEAD = 4
-HARD_LIMITS = Limits(max_nodes=HARD_NODES)
 
 
 def margin_now(position: PetakSawahPosition, seat: int) -> float:
@@ -53,9 +51,6 @@ def _medium(position: Any, limits: Limits, rng: Random, top_n: int, stop: StopSi
 
 def _hard(position: Any, limits: Limits, rng: Random, top_n: int, stop: StopSignal) -> SearchResult:
     solve = position.empty.bit_count() <= HARD_SOLVE_EMPTIES
-    found = native_search(position, limits, HARD_LIMITS, stop, top_n, solve=solve, solve_lead=HARD_SOLVE_LEAD)
-    if found is not None:  # the native search engine (boards up to 64 cells): the same search in C
-        return found
     return search(position, limits, stop=stop, top_n=top_n, rng=rng, solve=solve, solve_lead=HARD_SOLVE_LEAD)
 
 
@@ -73,7 +68,7 @@ LEVELS = GameLevels(
             "Searches deep, estimating the points still to be won around every empty cell, and plays "
             "perfectly (the exact final margin, tie-breaks included) once few enough cells are left to search "
             "to the end.",
-            HARD_LIMITS,
+            Limits(max_nodes=HARD_NODES),
         ),
     ),
     "hard",

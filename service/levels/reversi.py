@@ -8,7 +8,6 @@ from typing import Any
 from service.core.values import Level, Limits, ScoredMove, SearchResult, StopSignal
 from service.engines.reversi import PASS, ReversiPosition
 from service.levels.driver import GameLevels
-from service.levels.native_search import native_search
 from service.levels.reversi_endgame import endgame_value as _endgame_value
 from service.levels.reversi_endgame import native_solver
 from service.search import Plugins, greedy, search
@@ -78,7 +77,6 @@ SOLVE_LEAD = MIDGAME_DEPTH  # iterations before the solve leaps to the end: the 
 # positions at 12 up to 300k; a depth-6 midgame search takes under 16k. With the kernel, see
 # ``EXACT_EMPTIES_NATIVE``. A budget keeps the answer the same on every machine.
 EXPERT_NODES = 150_000
-EXPERT_LIMITS = Limits(max_time_ms=20_000, max_nodes=EXPERT_NODES)
 
 
 def exact_empties(position: ReversiPosition) -> int:
@@ -92,16 +90,7 @@ def _expert(position: ReversiPosition, limits: Limits, rng: Any, top_n: int, sto
     search's solve mode (straight to the end of the game after ``SOLVE_LEAD`` shallow iterations, the last
     ``ENDGAME_EMPTIES`` squares in the endgame solver or, on 8x8 with the native kernel, everything from
     ``EXACT_EMPTIES_NATIVE`` in the kernel), so the answer is proved exact whenever the solve fits the
-    node budget. A caller's ``max_depth`` replaces this choice: plain iterative deepening to that depth.
-
-    Before that, with the native search engine (boards up to 8x8), there is no depth cap: iterative deepening
-    until the budget (native nodes counted one to one) is spent or the game is proved (a depth reaching the
-    end proves it)."""
-    solving = limits.max_depth is None and position.empties() <= exact_empties(position)
-    if not solving:  # the proofs stay with the endgame solver, which fits 17 empties into the budget
-        found = native_search(position, limits, EXPERT_LIMITS, stop, top_n)
-        if found is not None:
-            return found
+    node budget. A caller's ``max_depth`` replaces this choice: plain iterative deepening to that depth."""
     if limits.max_depth is None:
         if position.empties() <= exact_empties(position):
             return search(
@@ -128,9 +117,8 @@ LEVELS = GameLevels(
             f"Searches {MIDGAME_DEPTH} moves ahead weighing mobility, frontier, corners and the squares next to them, "
             f"and from {EXACT_EMPTIES_NATIVE} empty squares on (8x8 with its native endgame solver; otherwise from "
             f"{EXACT_EMPTIES}) computes the game to the end exactly whenever that fits its {EXPERT_NODES:,}-node "
-            "budget. With the native search engine (boards up to 8x8) it searches as deep as the budget or the "
-            "caller's time allows and proves the game whenever the search reaches its end.",
-            EXPERT_LIMITS,
+            "budget.",
+            Limits(max_time_ms=20_000, max_nodes=EXPERT_NODES),
         ),
     ),
     "expert",
