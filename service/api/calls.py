@@ -5,10 +5,16 @@ The code a call ended with is read from the servicer context: ``abort`` / ``abor
 error of ours leaves) and ``set_code`` record it there. A call the client cancelled or let run past its
 deadline ends CANCELLED / DEADLINE_EXCEEDED whatever the handler returned. Streaming methods (health Watch,
 reflection) pass through unobserved.
+
+It also decodes the requests: bytes that are no request of the method (corrupt wire format, invalid UTF-8
+in a string, messages nested past protobuf's limit) are answered INVALID_ARGUMENT with a Status, counted
+and logged in one line like any other refused call. (gRPC itself would answer INTERNAL "Exception
+deserializing request!" and log a traceback, outside every interceptor.)
 """
 
 from __future__ import annotations
 
+import logging
 import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
@@ -16,6 +22,11 @@ from typing import Any, Protocol
 
 import grpc
 from google.protobuf import descriptor
+from grpc_status import rpc_status
+
+from service.api.errors import invalid
+
+_log = logging.getLogger(__name__)
 
 # Client-chosen strings that end up in logs are cut to this length.
 _MAX_TEXT = 64
@@ -92,7 +103,10 @@ class ObservingInterceptor(grpc.ServerInterceptor):
         cached = self._wrapped.get(full_method)
         if cached is not None and cached[0] is handler:
             return cached[1]
-        wrapped = handler._replace(unary_unary=self._observe(full_method, handler.unary_unary))  # type: ignore[attr-defined]
+        wrapped = handler._replace(  # type: ignore[attr-defined]
+            unary_unary=self._observe(full_method, handler.unary_unary),
+            request_deserializer=_tolerant(handler.request_deserializer),
+        )
         self._wrapped[full_method] = (handler, wrapped)
         return wrapped
 
@@ -106,6 +120,9 @@ class ObservingInterceptor(grpc.ServerInterceptor):
             began = time.perf_counter()
             failed = True
             try:
+                if isinstance(request, Undecodable):
+                    _log.warning("undecodable request", extra={"method": method, "error": request.error})
+                    context.abort_with_status(rpc_status.to_status(request.status()))
                 response = behaviour(request, context)
                 failed = False
                 return response
@@ -122,3 +139,28 @@ class ObservingInterceptor(grpc.ServerInterceptor):
                     observer.finished(call)
 
         return observed
+
+
+class Undecodable:
+    """What a request's bytes decode to when they are no request of the method."""
+
+    __slots__ = ("error",)
+
+    def __init__(self, error: str) -> None:
+        self.error = error[:200]
+
+    def status(self) -> Any:
+        return invalid("", f"the request is not a valid message of this method ({self.error})").to_status()
+
+
+def _tolerant(deserialize: Callable[[bytes], Any] | None) -> Callable[[bytes], Any] | None:
+    if deserialize is None:
+        return None
+
+    def decode(data: bytes) -> Any:
+        try:
+            return deserialize(data)
+        except Exception as error:  # DecodeError, RecursionError: whatever the bytes provoke
+            return Undecodable(f"{type(error).__name__}: {error}")
+
+    return decode

@@ -10,11 +10,10 @@ metrics port, replaces a worker that dies, and passes SIGTERM on. On SIGTERM eac
 NOT_SERVING, stops taking calls, lets in-flight calls finish within the grace period and exits 0; then the
 parent exits 0.
 
-Each worker bounds its concurrent best-move searches (``--search-slots``, default 1: a process's threads share
-one core anyway, so more slots would only split it) and how many calls may wait for one (``--search-queue``,
-for at most ``--search-wait-ms``); past that BestMove is RESOURCE_EXHAUSTED at once, and the request threads
-left over (``--threads`` must leave some) keep serving the cheap calls, with the interpreter lock handed to
-them within ``--gil-switch-ms``.
+Each worker runs at most ``--search-slots`` best-move searches at once (``service/api/searches.py``: in search
+processes at a lower scheduling priority, so the rules calls come first) and lets up to ``--search-queue``
+more calls wait for a slot, each until its own deadline; past that BestMove is RESOURCE_EXHAUSTED at once,
+and the request threads left over (``--threads`` must leave some) keep serving the cheap calls.
 """
 
 from __future__ import annotations
@@ -38,7 +37,7 @@ from grpc_reflection.v1alpha import reflection
 
 from gamerules.v1 import gamerules_pb2 as pb
 from gamerules.v1 import gamerules_pb2_grpc as pb_grpc
-from service.api import auth, logs, multiproc
+from service.api import auth, logs, multiproc, searches
 from service.api.calls import ObservingInterceptor
 from service.api.servicer import GameRulesServicer, ServiceConfig
 from service.games import GAMES
@@ -99,11 +98,15 @@ class Running:
     server: grpc.Server
     port: int
     health: health.HealthServicer
+    servicer: pb_grpc.GameRulesServicer
 
     def shutdown(self, grace_s: float) -> None:
         """NOT_SERVING first (load balancers stop sending), then stop and let in-flight calls finish."""
         self.health.enter_graceful_shutdown()
         self.server.stop(grace_s).wait()
+        close = getattr(self.servicer, "close", None)
+        if close is not None:
+            close()
 
 
 def create_server(
@@ -149,7 +152,7 @@ def create_server(
     server.start()
     for name in ("", SERVICE_NAME):
         health_servicer.set(name, health_pb2.HealthCheckResponse.SERVING)
-    return Running(server, port, health_servicer)
+    return Running(server, port, health_servicer, servicer)
 
 
 _HEALTH_SERVICE = health_pb2.DESCRIPTOR.services_by_name["Health"]
@@ -317,9 +320,24 @@ def parse_args(argv: Sequence[str] | None = None) -> ServerConfig:
     add("--max-request-bytes", type=int, default=int(_env("GAMERULES_MAX_REQUEST_BYTES", str(1 << 20))))
     add("--max-concurrent-rpcs", type=int, default=int(_env("GAMERULES_MAX_CONCURRENT_RPCS", "1000")))
     add("--max-think-ms", type=int, default=int(_env("GAMERULES_MAX_THINK_MS", "10000")))
-    add("--search-slots", type=int, default=int(_env("GAMERULES_SEARCH_SLOTS", "1")))
-    add("--search-queue", type=int, default=int(_env("GAMERULES_SEARCH_QUEUE", "2")))
-    add("--search-wait-ms", type=int, default=int(_env("GAMERULES_SEARCH_WAIT_MS", "200")))
+    add(
+        "--search-slots",
+        type=int,
+        default=int(_env("GAMERULES_SEARCH_SLOTS", str(searches.default_capacity()))),
+        help="best-move searches at once per worker",
+    )
+    add(
+        "--search-queue",
+        type=int,
+        default=int(_env("GAMERULES_SEARCH_QUEUE", "8")),
+        help="best-move calls that may wait for a slot (each until its deadline) per worker",
+    )
+    add(
+        "--search-mode",
+        default=_env("GAMERULES_SEARCH_MODE", "process"),
+        choices=searches.MODES,
+        help="searches in niced search processes, or in niced threads of the worker",
+    )
     add("--gil-switch-ms", type=float, default=float(_env("GAMERULES_GIL_SWITCH_MS", "1")))
     add("--grace-s", type=float, default=float(_env("GAMERULES_GRACE_S", "15")))
     add("--metrics-port", type=int, default=int(_env("GAMERULES_METRICS_PORT", "9464")), help="0: none")
@@ -360,7 +378,7 @@ def parse_args(argv: Sequence[str] | None = None) -> ServerConfig:
             max_think_ms=args.max_think_ms,
             search_slots=slots,
             search_queue=queue,
-            search_wait_ms=args.search_wait_ms,
+            search_mode=args.search_mode,
         ),
     )
 

@@ -14,10 +14,9 @@ import hashlib
 import hmac
 import logging
 import secrets
-import threading
 import time
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 import grpc
@@ -25,7 +24,7 @@ from grpc_status import rpc_status
 
 from gamerules.v1 import gamerules_pb2 as pb
 from gamerules.v1 import gamerules_pb2_grpc as pb_grpc
-from service.api import codec
+from service.api import codec, searches
 from service.api.errors import ApiError, from_rules_error, invalid, overloaded, unknown_game
 from service.games import GAMES, base
 from service.games.base import Game
@@ -45,11 +44,12 @@ class ServiceConfig:
     """Per-process serving limits (flags and environment in ``service/api/server.py``)."""
 
     max_think_ms: int = 10_000  # the cap on any one best-move search
-    search_slots: int = 1  # concurrent best-move searches in this process (its threads share one core)
-    search_wait_ms: int = 200  # how long a best-move call waits for a slot before RESOURCE_EXHAUSTED
-    # Best-move calls that may wait for a slot; more are refused at once, so waiting searches never take
-    # the request threads that cheap calls need.
-    search_queue: int = 2
+    # Concurrent best-move searches in this process (``service/api/searches.py``: where they run and why).
+    search_slots: int = field(default_factory=searches.default_capacity)
+    # Best-move calls that may wait for a slot, each until its own deadline; more are refused at once, so
+    # waiting calls never take all the request threads that cheap calls need.
+    search_queue: int = 8
+    search_mode: str = "process"  # or "thread": see service/api/searches.py
     # Reply this long before the caller's deadline, so the answer arrives in time.
     deadline_margin_ms: int = 50
     # Signs page tokens. Replicas that share it accept each other's tokens.
@@ -89,11 +89,16 @@ class GameRulesServicer(pb_grpc.GameRulesServicer):
     ) -> None:
         self._games = games
         self._config = config or ServiceConfig()
-        self._slots = threading.BoundedSemaphore(self._config.search_slots)
-        self._admitted = threading.BoundedSemaphore(self._config.search_slots + self._config.search_queue)
+        self._searches = searches.SearchPool(
+            self._config.search_slots, self._config.search_queue, self._config.search_mode
+        )
         self._observe_search = observe_search
         # Descriptions never change while the process runs: encode them once.
         self._described = {game_id: codec.encode_game(game) for game_id, game in games.items()}
+
+    def close(self) -> None:
+        """Stop the search processes or threads (searches in flight finish first)."""
+        self._searches.close()
 
     # --- helpers ---------------------------------------------------------------------------------
 
@@ -282,7 +287,7 @@ class GameRulesServicer(pb_grpc.GameRulesServicer):
             raise from_rules_error(base.GameOverError("the game is over: there is no move to choose"), "position")
 
         # The search must end in time for its answer to reach the caller before the deadline, and never
-        # later than the server's cap; a cancelled call stops it at once.
+        # later than the server's cap; waiting for a slot counts against the same time.
         budget_s = self._config.max_think_ms / 1000
         reason = "time"
         remaining = context.time_remaining()
@@ -293,26 +298,26 @@ class GameRulesServicer(pb_grpc.GameRulesServicer):
             margin_s = self._config.deadline_margin_ms / 1000 + min(remaining / 10, 0.25)
             if remaining - margin_s < budget_s:
                 budget_s, reason = remaining - margin_s, "deadline"
-        stop = _CallStop(context, time.monotonic() + max(budget_s, 0.0), reason)
-
-        wait_s = min(self._config.search_wait_ms / 1000, max(budget_s, 0.0))
-        if not self._admitted.acquire(blocking=False):
-            raise overloaded("too many best-move searches in progress; retry shortly")
+        job = searches.SearchJob(
+            game.id,
+            position.to_notation(),
+            request.level or None,
+            limits,
+            base.seeded_int(request.seed),
+            top_n,
+            time.monotonic() + max(budget_s, 0.0),
+            reason,
+        )
         try:
-            if not self._slots.acquire(timeout=wait_s):
-                raise overloaded("too many best-move searches in progress; retry shortly")
-            try:
-                result = game.best_move(
-                    position, request.level or None, limits, base.seeded_int(request.seed), top_n, stop
-                )
-            except base.UnknownLevel as error:
-                raise from_rules_error(error, "level", text=True) from None
-            except base.RulesError as error:
-                raise from_rules_error(error, "position") from None
-            finally:
-                self._slots.release()
-        finally:
-            self._admitted.release()
+            result = self._searches.run(job, context.is_active)
+        except searches.Overloaded as error:
+            raise overloaded(f"{error}; retry shortly") from None
+        except searches.SearchLost as error:
+            raise ApiError(grpc.StatusCode.UNAVAILABLE, "SEARCH_LOST", f"{error}; retry") from None
+        except base.UnknownLevel as error:
+            raise from_rules_error(error, "level", text=True) from None
+        except base.RulesError as error:
+            raise from_rules_error(error, "position") from None
         level = request.level or game.default_level
         if self._observe_search is not None:
             self._observe_search(game.id, level, result)
@@ -335,24 +340,6 @@ class GameRulesServicer(pb_grpc.GameRulesServicer):
             ],
             level=level,
         )
-
-
-class _CallStop:
-    """A best-move call's stop signal: ``"cancelled"`` once the call is no longer active, ``reason`` once the
-    monotonic clock reaches ``end`` (the search's Deadline reads ``end`` to tell native kernels, which read
-    the clock themselves, when to give up)."""
-
-    __slots__ = ("_context", "end", "reason")
-
-    def __init__(self, context: grpc.ServicerContext, end: float, reason: str) -> None:
-        self._context = context
-        self.end = end
-        self.reason = reason
-
-    def __call__(self) -> str:
-        if not self._context.is_active():
-            return "cancelled"
-        return self.reason if time.monotonic() >= self.end else ""
 
 
 def _decode_limits(message: pb.SearchLimits, max_think_ms: int) -> base.Limits | None:
