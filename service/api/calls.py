@@ -15,6 +15,8 @@ deserializing request!" and log a traceback, outside every interceptor.)
 from __future__ import annotations
 
 import logging
+import os
+import socket
 import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
@@ -27,6 +29,10 @@ from grpc_status import rpc_status
 from service.api.errors import invalid
 
 _log = logging.getLogger(__name__)
+
+# Every answer names the worker process that gave it, in its initial metadata (``host/pid``: the pod and the
+# pid in the JSON log lines); the gateway passes it on as the ``Gamerules-Worker`` header.
+WORKER_METADATA = "gamerules-worker"
 
 # Client-chosen strings that end up in logs are cut to this length.
 _MAX_TEXT = 64
@@ -113,6 +119,7 @@ class ObservingInterceptor(grpc.ServerInterceptor):
     def _observe(self, full_method: str, behaviour: Callable[[Any, grpc.ServicerContext], Any]) -> Callable[..., Any]:
         service, method = split_method(full_method)
         observers = self._observers
+        worker = ((WORKER_METADATA, f"{socket.gethostname()}/{os.getpid()}"),)  # per process: read after the fork
 
         def observed(request: Any, context: grpc.ServicerContext) -> Any:
             for observer in observers:
@@ -120,6 +127,7 @@ class ObservingInterceptor(grpc.ServerInterceptor):
             began = time.perf_counter()
             failed = True
             try:
+                context.send_initial_metadata(worker)
                 if isinstance(request, Undecodable):
                     _log.warning("undecodable request", extra={"method": method, "error": request.error})
                     context.abort_with_status(rpc_status.to_status(request.status()))

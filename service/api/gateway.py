@@ -8,7 +8,7 @@ errors come back as the ``google.rpc.Status`` JSON with grpc-gateway v2's status
 Run it with ``python -m service.api.gateway_server`` (granian, N worker processes whose metrics meet in one
 multi-process directory; ``service/run.py`` starts it for ``make run``); any WSGI server can serve
 ``create_app()``. Configuration (the README's table): ``GAMERULES_BACKEND``
-(the gRPC address, default ``localhost:50051``), ``GAMERULES_GATEWAY_TIMEOUT_S`` (default deadline, 30),
+(the gRPC address, default ``localhost:50051``), ``GAMERULES_BACKEND_CONNECTIONS`` (``Backends``), ``GAMERULES_GATEWAY_TIMEOUT_S`` (default deadline, 30),
 ``GAMERULES_GATEWAY_MAX_BODY_BYTES``, ``GAMERULES_BACKEND_CA`` / ``_CERT`` / ``_KEY`` (TLS, mutual with a
 certificate, to the gRPC server) and the API keys of ``service/api/auth.py``.
 
@@ -18,6 +18,8 @@ proto's path template as the ``route`` (bounded), logged as one JSON line, and `
 
 from __future__ import annotations
 
+import contextlib
+import itertools
 import json
 import logging
 import os
@@ -35,9 +37,11 @@ from google.protobuf.message import Message
 from google.rpc import code_pb2, error_details_pb2, status_pb2
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_status import rpc_status
+from werkzeug.exceptions import HTTPException, MethodNotAllowed
 
 from gamerules.v1 import gamerules_pb2 as pb
 from service.api import auth, logs, metrics, protojson
+from service.api.calls import WORKER_METADATA
 from service.api.cors import install_cors, origins_from_env
 from service.api.errors import HTTP_STATUS
 from service.api.openapi import serve_openapi
@@ -46,6 +50,7 @@ _log = logging.getLogger(__name__)
 
 SERVICE = pb.DESCRIPTOR.services_by_name["GameRules"]
 MAX_BODY_BYTES = 1 << 20
+BACKEND_CONNECTIONS = 8
 MAX_TIMEOUT_S = 300.0
 _TIMEOUT_UNITS = {"H": 3600.0, "M": 60.0, "S": 1.0, "m": 1e-3, "u": 1e-6, "n": 1e-9}
 
@@ -83,6 +88,7 @@ def compile_template(template: str) -> re.Pattern[str]:
 
 
 def build_routes(channel: grpc.Channel) -> list[Route]:
+    """The routes of the HTTP rules, each calling its RPC on ``channel``."""
     routes = []
     for method in SERVICE.methods:
         rule = method.GetOptions().Extensions[annotations_pb2.http]
@@ -171,10 +177,15 @@ def _timeout(default_s: float) -> float | Response:
     return min(int(match.group(1)) * _TIMEOUT_UNITS[match.group(2)], MAX_TIMEOUT_S)
 
 
-def _backend_channel(backend: str) -> grpc.Channel:
-    """The channel to the gRPC server: TLS when ``GAMERULES_BACKEND_CA`` names the CA to trust, with a client
-    certificate (mutual TLS) when ``GAMERULES_BACKEND_CERT`` and ``GAMERULES_BACKEND_KEY`` name one."""
-    options = [("grpc.max_receive_message_length", 16 << 20)]
+def _backend_channel(backend: str, index: int = 0) -> grpc.Channel:
+    """A channel (one connection) to the gRPC server: TLS when ``GAMERULES_BACKEND_CA`` names the CA to trust,
+    with a client certificate (mutual TLS) when ``GAMERULES_BACKEND_CERT`` and ``GAMERULES_BACKEND_KEY`` name
+    one. ``index`` tells the channels apart: channels with the same arguments would share one connection."""
+    options = [
+        ("grpc.max_receive_message_length", 16 << 20),
+        ("grpc.use_local_subchannel_pool", 1),
+        ("gamerules.connection", index),
+    ]
     ca = os.environ.get("GAMERULES_BACKEND_CA")
     if not ca:
         return grpc.insecure_channel(backend, options=options)
@@ -227,14 +238,16 @@ def create_app(backend: str | None = None, timeout_s: float | None = None) -> Fl
     default_timeout = timeout_s or float(os.environ.get("GAMERULES_GATEWAY_TIMEOUT_S", "30"))
     max_body = int(os.environ.get("GAMERULES_GATEWAY_MAX_BODY_BYTES") or MAX_BODY_BYTES)
     api_keys = auth.load()
-    channel = _backend_channel(backend)
-    routes = build_routes(channel)
-    health_stub = health_pb2_grpc.HealthStub(channel)
+    connections = max(1, int(os.environ.get("GAMERULES_BACKEND_CONNECTIONS") or BACKEND_CONNECTIONS))
+    channels = [_backend_channel(backend, index) for index in range(connections)]
+    backends = Backends([build_routes(channel) for channel in channels])
+    routes = backends.routes[0]
+    health_stub = health_pb2_grpc.HealthStub(channels[0])
 
     app = Flask(__name__)
     app.config["MAX_CONTENT_LENGTH"] = max_body
     _instrument(app)
-    install_cors(app, origins_from_env())  # GAMERULES_CORS_ORIGINS; none: no CORS headers
+    install_cors(app, origins_from_env())  # GAMERULES_CORS_ORIGINS; none: no CORS headers (preflights first)
     app.add_url_rule("/openapi.json", "openapi", serve_openapi)
 
     @app.get("/healthz")
@@ -258,6 +271,26 @@ def create_app(backend: str | None = None, timeout_s: float | None = None) -> Fl
         body = json.dumps({"status": "ready" if serving else "not serving"})
         return Response(body, 200 if serving else 503, mimetype="application/json")
 
+    @app.before_request
+    def options_not_allowed() -> Response | None:
+        """OPTIONS that is no CORS preflight (``service/api/cors.py`` answers those first): 405 with the
+        methods the path really has, as for any other verb it does not have."""
+        if request.method != "OPTIONS":
+            return None
+        if request.path.startswith("/v1/"):
+            allowed = [route.verb for route in routes if route.pattern.match(request.path)]
+            if not allowed:
+                return not_found(None)
+        else:
+            try:
+                app.url_map.bind("").match(request.path, method="OPTIONS")
+                allowed = []
+            except MethodNotAllowed as error:
+                allowed = [verb for verb in error.valid_methods or [] if verb not in ("HEAD", "OPTIONS")]
+            except HTTPException:
+                return not_found(None)
+        return method_not_allowed(request.path, allowed)
+
     @app.route("/v1/<path:subpath>", methods=["GET", "POST", "PUT", "PATCH", "DELETE"])
     def dispatch(subpath: str) -> Response:
         if api_keys and not api_keys.accepts(auth.presented_key(lambda name: request.headers.get(name))):
@@ -278,13 +311,19 @@ def create_app(backend: str | None = None, timeout_s: float | None = None) -> Fl
     def _forward(route: Route, path_params: dict[str, str]) -> Response:
         message = route.request_class()
         if route.body:
-            raw = request.get_data(cache=False)
+            raw = _read_body(max_body)
+            if raw is None:
+                return too_large(None)
             if raw.strip():
                 try:
                     body = json.loads(raw)
                 except (ValueError, UnicodeDecodeError) as error:
                     return error_response(
                         code_pb2.INVALID_ARGUMENT, f"body: not valid JSON ({error})", "INVALID_JSON", "body"
+                    )
+                except RecursionError:
+                    return error_response(
+                        code_pb2.INVALID_ARGUMENT, "body: JSON nested too deeply", "INVALID_JSON", "body"
                     )
                 if not isinstance(body, dict):
                     return error_response(
@@ -303,13 +342,15 @@ def create_app(backend: str | None = None, timeout_s: float | None = None) -> Fl
             return timeout
         metadata = [(key.lower(), value) for key, value in request.headers.items() if key.lower() in _FORWARDED]
         try:
-            answer = route.call(message, timeout=timeout, metadata=metadata)
+            answer, call = backends.call(route, message, timeout, metadata)
         except grpc.RpcError as error:
-            return _rpc_error_response(error)
-        return Response(json.dumps(protojson.to_dict(answer), separators=(",", ":")), mimetype="application/json")
+            return _with_worker(_rpc_error_response(error), error)  # type: ignore[arg-type]
+        body = json.dumps(protojson.to_dict(answer), separators=(",", ":"))
+        return _with_worker(Response(body, mimetype="application/json"), call)
 
     @app.errorhandler(413)
     def too_large(_: Any) -> Response:
+        # Also for a chunked body over the limit (``_read_body``): whatever its framing, never cut.
         return error_response(
             code_pb2.INVALID_ARGUMENT, f"body: larger than {max_body} bytes", "REQUEST_TOO_LARGE", "body"
         )
@@ -329,6 +370,62 @@ def create_app(backend: str | None = None, timeout_s: float | None = None) -> Fl
         return method_not_allowed(request.path, getattr(error, "valid_methods", None) or [])
 
     return app
+
+
+def _read_body(limit: int) -> bytes | None:
+    """The request body, None when it is longer than ``limit`` bytes. A chunked body has no Content-Length
+    for Flask's limit to check, and its stream ends quietly at the limit: one byte more tells."""
+    if request.content_length is not None:
+        return request.get_data(cache=False)  # Flask refused a longer declared length already (413)
+    stream = request.environ.get("wsgi.input")
+    if stream is None:
+        return b""
+    raw = stream.read(limit + 1)
+    return None if len(raw) > limit else raw
+
+
+class Backends:
+    """The gateway's connections to the gRPC server and how calls are spread over them.
+
+    The server's workers share one port (``SO_REUSEPORT``), and the kernel hands each new connection to one
+    of them; calls on one connection all go to the same worker. So the gateway opens
+    ``GAMERULES_BACKEND_CONNECTIONS`` (default ``BACKEND_CONNECTIONS``) connections and takes them in turn: the
+    calls spread over every worker that got a connection (with 8 connections and 2 workers, all 8 land on one
+    worker once in 128 starts), and, behind a Kubernetes Service, over the pods as well. A call that fails
+    UNAVAILABLE (the worker died, the connection broke: nothing of it ran) is sent again once, on the next
+    connection; every RPC is a pure function of its request, so a retry cannot do anything twice."""
+
+    def __init__(self, routes: list[list[Route]]) -> None:
+        self.routes = routes
+        self._turn = itertools.count()
+
+    def call(
+        self, route: Route, message: Message, timeout: float, metadata: list[tuple[str, str]]
+    ) -> tuple[Message, grpc.Call]:
+        index = self.routes[0].index(route)
+        deadline = time.monotonic() + timeout
+        turn = next(self._turn)
+        try:
+            return self._on(turn, index).with_call(message, timeout=timeout, metadata=metadata)
+        except grpc.RpcError as error:
+            if error.code() != grpc.StatusCode.UNAVAILABLE:  # type: ignore[attr-defined]
+                raise
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                raise
+        return self._on(turn + 1, index).with_call(message, timeout=remaining, metadata=metadata)
+
+    def _on(self, turn: int, index: int) -> Any:
+        return self.routes[turn % len(self.routes)][index].call
+
+
+def _with_worker(response: Response, call: grpc.Call) -> Response:
+    """Name the gRPC worker that answered (``Gamerules-Worker: host/pid``, from its initial metadata)."""
+    with contextlib.suppress(Exception):  # a call that never reached a worker has no metadata
+        for key, value in call.initial_metadata() or ():
+            if key == WORKER_METADATA:
+                response.headers["Gamerules-Worker"] = str(value)
+    return response
 
 
 # Headers passed on to the gRPC server as metadata (API keys, tracing).

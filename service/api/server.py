@@ -22,6 +22,7 @@ import argparse
 import contextlib
 import logging
 import os
+import secrets
 import signal
 import socket
 import sys
@@ -171,6 +172,9 @@ def _run_worker(config: ServerConfig, servicer_factory: Callable[[], pb_grpc.Gam
     except Exception:
         _log.exception("worker %d could not start", os.getpid())
         return _EXIT_CANNOT_START
+    from service.api import metrics
+
+    metrics.record_process_metrics()
     drained = threading.Event()
     draining = threading.Lock()
 
@@ -338,6 +342,11 @@ def parse_args(argv: Sequence[str] | None = None) -> ServerConfig:
         choices=searches.MODES,
         help="searches in niced search processes, or in niced threads of the worker",
     )
+    add(
+        "--page-token-key-file",
+        default=_env("GAMERULES_PAGE_TOKEN_KEY_FILE", ""),
+        help=f"the secret that signs page tokens (else ${PAGE_TOKEN_KEY_ENV}; else random per server)",
+    )
     add("--gil-switch-ms", type=float, default=float(_env("GAMERULES_GIL_SWITCH_MS", "1")))
     add("--grace-s", type=float, default=float(_env("GAMERULES_GRACE_S", "15")))
     add("--metrics-port", type=int, default=int(_env("GAMERULES_METRICS_PORT", "9464")), help="0: none")
@@ -360,6 +369,10 @@ def parse_args(argv: Sequence[str] | None = None) -> ServerConfig:
         api_keys = auth.load(args.api_keys_file or None)
     except OSError as error:
         parser.error(f"--api-keys-file: {error}")
+    try:
+        page_token_key = _page_token_key(args.page_token_key_file)
+    except OSError as error:
+        parser.error(f"--page-token-key-file: {error}")
     return ServerConfig(
         host=args.host,
         port=args.port,
@@ -379,8 +392,25 @@ def parse_args(argv: Sequence[str] | None = None) -> ServerConfig:
             search_slots=slots,
             search_queue=queue,
             search_mode=args.search_mode,
+            page_token_key=page_token_key,
         ),
     )
+
+
+PAGE_TOKEN_KEY_ENV = "GAMERULES_PAGE_TOKEN_KEY"
+
+
+def _page_token_key(path: str) -> bytes:
+    """The page-token secret: the file's bytes, else ``$GAMERULES_PAGE_TOKEN_KEY``, else random bytes drawn
+    here, in the parent, so that every worker shares them (replicas then need the configured secret)."""
+    if path:
+        with open(path, "rb") as file:
+            key = file.read().strip()
+        if not key:
+            raise OSError(f"{path} is empty")
+        return key
+    given = os.environ.get(PAGE_TOKEN_KEY_ENV, "")
+    return given.encode() if given else secrets.token_bytes(32)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

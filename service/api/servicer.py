@@ -52,8 +52,9 @@ class ServiceConfig:
     search_mode: str = "process"  # or "thread": see service/api/searches.py
     # Reply this long before the caller's deadline, so the answer arrives in time.
     deadline_margin_ms: int = 50
-    # Signs page tokens. Replicas that share it accept each other's tokens.
-    page_token_key: bytes = b"gamerules page token v1"
+    # Signs page tokens, so a caller cannot forge one: a secret from the configuration (``GAMERULES_PAGE_TOKEN_KEY``),
+    # shared by every worker and replica so that each accepts the others' tokens; unset, a random key per server.
+    page_token_key: bytes = field(default_factory=lambda: secrets.token_bytes(32), repr=False)
 
 
 # Called with (game id, level, result) after every search; the metrics module hooks in here.
