@@ -37,7 +37,6 @@ from google.protobuf.message import Message
 from google.rpc import code_pb2, error_details_pb2, status_pb2
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_status import rpc_status
-from werkzeug.exceptions import HTTPException, MethodNotAllowed
 
 from gamerules.v1 import gamerules_pb2 as pb
 from service.api import auth, logs, metrics, protojson
@@ -282,12 +281,9 @@ def create_app(backend: str | None = None, timeout_s: float | None = None) -> Fl
             if not allowed:
                 return not_found(None)
         else:
-            try:
-                app.url_map.bind("").match(request.path, method="OPTIONS")
-                allowed = []
-            except MethodNotAllowed as error:
-                allowed = [verb for verb in error.valid_methods or [] if verb not in ("HEAD", "OPTIONS")]
-            except HTTPException:
+            known = app.url_map.bind("").allowed_methods(request.path)
+            allowed = [verb for verb in known if verb not in ("HEAD", "OPTIONS")]
+            if not allowed:
                 return not_found(None)
         return method_not_allowed(request.path, allowed)
 

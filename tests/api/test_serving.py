@@ -194,7 +194,7 @@ def test_best_move_flood_does_not_hold_up_cheap_calls(two_workers):
                     except grpc.RpcError as error:
                         codes.append(error.code())
 
-        threads = [threading.Thread(target=flood) for _ in range(16)]
+        threads = [threading.Thread(target=flood) for _ in range(24)]
         for thread in threads:
             thread.start()
         try:
@@ -205,7 +205,7 @@ def test_best_move_flood_does_not_hold_up_cheap_calls(two_workers):
             for thread in threads:
                 thread.join(timeout=30)
     assert set(codes) <= {grpc.StatusCode.OK, grpc.StatusCode.RESOURCE_EXHAUSTED}, set(codes)
-    assert grpc.StatusCode.RESOURCE_EXHAUSTED in codes, "16 callers against 2 x (1 slot + 2 waiting) must overflow"
+    assert grpc.StatusCode.RESOURCE_EXHAUSTED in codes, "24 callers against 2 x (1 slot + 8 waiting) must overflow"
     assert grpc.StatusCode.OK in codes
     assert loaded <= 10 * idle + 0.050, (
         f"LegalMoves p50 {loaded * 1000:.1f} ms under the flood, idle {idle * 1000:.1f} ms"
