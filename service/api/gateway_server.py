@@ -206,6 +206,8 @@ def main(argv: list[str] | None = None) -> int:
     os.environ["GAMERULES_BACKEND"] = args.backend  # read by create_app in each worker
     metrics_dir, owned = multiproc.prepare("gamerules-gateway-metrics-")
     logs.configure()
+    if (os.environ.get("GAMERULES_LOG_FORMAT") or "json").lower() == "json":
+        logs.capture_stderr()
 
     from granian import Granian
     from granian.constants import Interfaces, SSLProtocols

@@ -416,6 +416,8 @@ def _page_token_key(path: str) -> bytes:
 def main(argv: Sequence[str] | None = None) -> int:
     config = parse_args(argv)
     logs.configure(config.log_level, config.log_format)
+    if config.log_format == "json":
+        logs.capture_stderr()
     return serve(config)
 
 

@@ -94,7 +94,7 @@ def test_a_call_that_cannot_get_a_slot_before_its_deadline_is_refused_with_retry
     running = create_server(ServerConfig(service=ServiceConfig(search_slots=1, search_queue=4)), address="127.0.0.1:0")
     channel, stub = fresh_stub(f"127.0.0.1:{running.port}")
     try:
-        holding = stub.BestMove.future(best_move_request(pb.SearchLimits(max_time_ms=3000, max_depth=60)), timeout=30)
+        holding = stub.BestMove.future(best_move_request(pb.SearchLimits(max_time_ms=3000, max_depth=60, max_nodes=10**9)), timeout=30)
         time.sleep(0.5)
         began = time.monotonic()
         with pytest.raises(grpc.RpcError) as refused:
@@ -207,6 +207,24 @@ def test_options_without_cors_is_405_with_the_true_allow(gateway_url):
         status, _, headers = http(gateway_url, path, method="OPTIONS")
         assert (status, headers["Allow"]) == (405, allowed), path
     assert http(gateway_url, "/v1/nothing/here", method="OPTIONS")[0] == 404
+
+
+def test_every_line_the_gateway_writes_is_json_grpc_core_included(tmp_path):
+    """gRPC's C core writes its own lines to stderr (here: a CA file that holds no certificate)."""
+    bad_ca = tmp_path / "ca.pem"
+    bad_ca.write_text("not a certificate\n")
+    port = free_port()
+    env = {**os.environ, "GAMERULES_BACKEND_CA": str(bad_ca)}
+    process = subprocess.Popen(gateway_command(port, "127.0.0.1:1"), env=env, stderr=subprocess.PIPE)
+    try:
+        wait_http(f"http://127.0.0.1:{port}/healthz")
+        assert http(f"http://127.0.0.1:{port}", "/readyz")[0] == 503
+    finally:
+        process.terminate()
+        _, err = process.communicate(timeout=30)
+    lines = [json.loads(line) for line in err.decode().splitlines()]  # each one parses
+    core = [line for line in lines if line["logger"] == "stderr"]
+    assert any("certificate" in line["msg"] and line["level"] == "ERROR" and line["source"] for line in core), lines
 
 
 # --- page tokens -------------------------------------------------------------------------------------------
