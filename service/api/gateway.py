@@ -19,6 +19,7 @@ proto's path template as the ``route`` (bounded), logged as one JSON line, and `
 from __future__ import annotations
 
 import contextlib
+import functools
 import itertools
 import json
 import logging
@@ -50,6 +51,7 @@ _log = logging.getLogger(__name__)
 SERVICE = pb.DESCRIPTOR.services_by_name["GameRules"]
 MAX_BODY_BYTES = 1 << 20
 BACKEND_CONNECTIONS = 8
+RETRY_PAUSE_S = 0.1
 MAX_TIMEOUT_S = 300.0
 _TIMEOUT_UNITS = {"H": 3600.0, "M": 60.0, "S": 1.0, "m": 1e-3, "u": 1e-6, "n": 1e-9}
 
@@ -239,7 +241,7 @@ def create_app(backend: str | None = None, timeout_s: float | None = None) -> Fl
     api_keys = auth.load()
     connections = max(1, int(os.environ.get("GAMERULES_BACKEND_CONNECTIONS") or BACKEND_CONNECTIONS))
     channels = [_backend_channel(backend, index) for index in range(connections)]
-    backends = Backends([build_routes(channel) for channel in channels])
+    backends = Backends(channels)
     routes = backends.routes[0]
     health_stub = health_pb2_grpc.HealthStub(channels[0])
 
@@ -391,28 +393,38 @@ class Backends:
     UNAVAILABLE (the worker died, the connection broke: nothing of it ran) is sent again once, on the next
     connection; every RPC is a pure function of its request, so a retry cannot do anything twice."""
 
-    def __init__(self, routes: list[list[Route]]) -> None:
-        self.routes = routes
+    def __init__(self, channels: list[grpc.Channel]) -> None:
+        self.routes = [build_routes(channel) for channel in channels]
         self._turn = itertools.count()
+        # Which connections are up (the retry goes to one of them, not to another one of a dead worker's).
+        self._ready = [False] * len(channels)
+        for index, channel in enumerate(channels):
+            channel.subscribe(functools.partial(self._seen, index), try_to_connect=True)
+
+    def _seen(self, index: int, state: grpc.ChannelConnectivity) -> None:
+        self._ready[index] = state == grpc.ChannelConnectivity.READY
 
     def call(
         self, route: Route, message: Message, timeout: float, metadata: list[tuple[str, str]]
     ) -> tuple[Message, grpc.Call]:
         index = self.routes[0].index(route)
         deadline = time.monotonic() + timeout
-        turn = next(self._turn)
+        first = next(self._turn) % len(self.routes)
         try:
-            return self._on(turn, index).with_call(message, timeout=timeout, metadata=metadata)
+            return self.routes[first][index].call.with_call(message, timeout=timeout, metadata=metadata)
         except grpc.RpcError as error:
             if error.code() != grpc.StatusCode.UNAVAILABLE:  # type: ignore[attr-defined]
                 raise
+            # A worker that died breaks all its connections at once, but each learns of it on its own: a
+            # moment's pause lets the others see it before one is chosen.
+            time.sleep(min(RETRY_PAUSE_S, max(deadline - time.monotonic(), 0.0)))
             remaining = deadline - time.monotonic()
             if remaining <= 0:
                 raise
-        return self._on(turn + 1, index).with_call(message, timeout=remaining, metadata=metadata)
-
-    def _on(self, turn: int, index: int) -> Any:
-        return self.routes[turn % len(self.routes)][index].call
+        count = len(self.routes)
+        others = [(first + step) % count for step in range(1, count)] or [first]
+        retry = next((other for other in others if self._ready[other]), others[0])
+        return self.routes[retry][index].call.with_call(message, timeout=remaining, metadata=metadata)
 
 
 def _with_worker(response: Response, call: grpc.Call) -> Response:

@@ -242,8 +242,8 @@ def test_sigterm_lets_calls_in_flight_finish_and_exits_cleanly():
 
 @pytest.fixture(scope="module")
 def one_slot() -> Iterator[str]:
-    """An in-process server with one search slot, no queue and a short wait: easy to saturate."""
-    config = ServerConfig(service=ServiceConfig(search_slots=1, search_queue=0, search_wait_ms=50))
+    """An in-process server with one search slot and no queue: easy to saturate."""
+    config = ServerConfig(service=ServiceConfig(search_slots=1, search_queue=0))
     running = create_server(config, address="127.0.0.1:0")
     yield f"127.0.0.1:{running.port}"
     running.shutdown(1)
@@ -295,8 +295,9 @@ def test_configuration_from_flags_and_environment(monkeypatch):
     monkeypatch.setenv("GAMERULES_WORKERS", "3")
     monkeypatch.setenv("GAMERULES_SEARCH_SLOTS", "4")
     monkeypatch.setenv("GAMERULES_API_KEYS", "k1, k2")
-    config = server_module.parse_args(["--threads", "12", "--max-think-ms", "2000", "--log-format", "text"])
-    assert (config.workers, config.threads, config.service.search_slots) == (3, 12, 4)
+    config = server_module.parse_args(["--threads", "16", "--max-think-ms", "2000", "--log-format", "text"])
+    assert (config.workers, config.threads, config.service.search_slots) == (3, 16, 4)
+    assert (config.service.search_queue, config.service.search_mode) == (8, "process")
     assert config.service.max_think_ms == 2000 and config.metrics_port == 9464 and config.tls is None
     assert len(config.api_keys) == 2
     assert server_module.parse_args(["--workers", "1"]).workers == 1
