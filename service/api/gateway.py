@@ -25,6 +25,7 @@ import json
 import logging
 import os
 import re
+import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -43,7 +44,7 @@ from gamerules.v1 import gamerules_pb2 as pb
 from service.api import auth, logs, metrics, protojson
 from service.api.calls import WORKER_METADATA
 from service.api.cors import install_cors, origins_from_env
-from service.api.errors import HTTP_STATUS
+from service.api.errors import HTTP_STATUS, overloaded
 from service.api.openapi import serve_openapi
 
 _log = logging.getLogger(__name__)
@@ -242,6 +243,7 @@ def create_app(backend: str | None = None, timeout_s: float | None = None) -> Fl
     connections = max(1, int(os.environ.get("GAMERULES_BACKEND_CONNECTIONS") or BACKEND_CONNECTIONS))
     channels = [_backend_channel(backend, index) for index in range(connections)]
     backends = Backends(channels)
+    searches = _search_share(int(os.environ.get("GAMERULES_GATEWAY_THREADS") or 0))
     routes = backends.routes[0]
     health_stub = health_pb2_grpc.HealthStub(channels[0])
 
@@ -339,10 +341,16 @@ def create_app(backend: str | None = None, timeout_s: float | None = None) -> Fl
         if isinstance(timeout, Response):
             return timeout
         metadata = [(key.lower(), value) for key, value in request.headers.items() if key.lower() in _FORWARDED]
+        searching = searches is not None and route.method.name == "BestMove"
+        if searching and not searches.acquire(blocking=False):  # type: ignore[union-attr]
+            return status_response(overloaded(_GATEWAY_BUSY).to_status(), {"Retry-After": "1"})
         try:
             answer, call = backends.call(route, message, timeout, metadata)
         except grpc.RpcError as error:
             return _with_worker(_rpc_error_response(error), error)  # type: ignore[arg-type]
+        finally:
+            if searching:
+                searches.release()  # type: ignore[union-attr]
         body = json.dumps(protojson.to_dict(answer), separators=(",", ":"))
         return _with_worker(Response(body, mimetype="application/json"), call)
 
@@ -368,6 +376,18 @@ def create_app(backend: str | None = None, timeout_s: float | None = None) -> Fl
         return method_not_allowed(request.path, getattr(error, "valid_methods", None) or [])
 
     return app
+
+
+_GATEWAY_BUSY = "too many best-move calls in progress and waiting at this gateway; retry shortly"
+
+
+def _search_share(threads: int) -> threading.BoundedSemaphore | None:
+    """How many of a worker's ``threads`` may wait on BestMove at once (None: no bound, the threads unknown).
+    A best move waits in the server's queue up to its deadline and holds its thread meanwhile; a flood of
+    them must not take the threads the rules calls need, so a quarter (at least two) stay theirs."""
+    if threads <= 0:
+        return None
+    return threading.BoundedSemaphore(max(1, threads - max(2, threads // 4)))
 
 
 def _read_body(limit: int) -> bytes | None:

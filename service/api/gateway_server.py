@@ -31,9 +31,10 @@ from typing import Any
 from service.api import logs, multiproc
 
 DEFAULT_BIND = "localhost:8080"
-# Each request holds a thread while it waits on its gRPC call, with the GIL released; granian's own advice
-# (it warns above this) is at most two per core and one more.
-DEFAULT_THREADS = 2 * (os.cpu_count() or 1) + 1
+# Each request holds a thread while it waits on its gRPC call, with the GIL released: a waiting thread costs
+# next to nothing. Best moves wait longest (in the server's queue, up to their deadline) and may take all but a
+# quarter of them (``gateway._search_share``); the rest stay free for the rules calls.
+DEFAULT_THREADS = 16
 
 
 def _env(name: str, default: str) -> str:
@@ -204,6 +205,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     host, port = args.bind
     os.environ["GAMERULES_BACKEND"] = args.backend  # read by create_app in each worker
+    os.environ["GAMERULES_GATEWAY_THREADS"] = str(max(1, args.threads))  # so is this: best moves get a share
     metrics_dir, owned = multiproc.prepare("gamerules-gateway-metrics-")
     logs.configure()
     if (os.environ.get("GAMERULES_LOG_FORMAT") or "json").lower() == "json":

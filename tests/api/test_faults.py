@@ -90,6 +90,20 @@ def test_best_moves_wait_for_a_slot_instead_of_failing(served):
     assert statuses == [200, 200]
 
 
+def test_best_moves_waiting_at_the_gateway_leave_threads_for_the_rules_calls(served):
+    """The gateway worker has 8 threads: 6 may wait on BestMove, 2 stay for the rules calls."""
+    _, url = served
+    with futures.ThreadPoolExecutor(10) as pool:
+        calls = [pool.submit(http, url, "/v1/games/reversi:bestMove", long_search(1500)) for _ in range(10)]
+        time.sleep(0.5)
+        assert legal_moves(url)[0] == 200
+        assert not all(call.done() for call in calls), "the rules call was answered while the searches ran"
+        answers = [call.result() for call in calls]
+    statuses = sorted(status for status, _, _ in answers)
+    assert statuses == [200] * 6 + [429] * 4, statuses
+    assert all(headers["Retry-After"] == "1" for status, _, headers in answers if status == 429)
+
+
 def test_a_call_that_cannot_get_a_slot_before_its_deadline_is_refused_with_retry_after():
     running = create_server(ServerConfig(service=ServiceConfig(search_slots=1, search_queue=4)), address="127.0.0.1:0")
     channel, stub = fresh_stub(f"127.0.0.1:{running.port}")
