@@ -395,6 +395,7 @@ def run_soak(servers: Servers, best_moves: int, rules_calls: int, interval_s: fl
     finally:
         finished.set()
         sampler.join()
+    print("RSS of each worker with its search processes, MB:")
     print(f"{'s':>6} {'BestMove':>9} {'rules':>8}  " + "  ".join(f"worker {pid} MB" for pid in workers))
     step = max(1, len(samples) // 20)
     for seconds, best, rules, rss in samples[::step] + ([samples[-1]] if (len(samples) - 1) % step else []):
@@ -403,14 +404,15 @@ def run_soak(servers: Servers, best_moves: int, rules_calls: int, interval_s: fl
             + "  ".join(f"{rss[pid]:>{len(str(pid)) + 10}.1f}" for pid in workers)
         )
     met = True
-    total = best_moves + rules_calls
     for pid in workers:
         points = [(best + rules, rss[pid]) for _, best, rules, rss in samples]
-        early = next(rss for calls, rss in points if calls >= total / 10)
+        # The target's terms: RSS after all the best moves against RSS after the first tenth of them.
+        early = next(rss[pid] for _, best, _, rss in samples if best >= best_moves / 10)
         ratio = points[-1][1] / early
         met &= ratio <= TARGET_RSS_RATIO
         print(
-            f"worker {pid}: {points[0][1]:.1f} MB at the start, {early:.1f} MB after the first tenth of the calls, "
+            f"worker {pid} with its search processes: {points[0][1]:.1f} MB at the start, {early:.1f} MB after "
+            f"{best_moves // 10} BestMoves, "
             f"{points[-1][1]:.1f} MB at the end; slope {slope(points) * 1000:+.3f} MB per 1000 calls; "
             f"end / first tenth {ratio:.2f} (target <= {TARGET_RSS_RATIO:g}) {verdict(ratio <= TARGET_RSS_RATIO)}",
             flush=True,

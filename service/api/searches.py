@@ -107,6 +107,11 @@ class SearchPool:
         finally:
             self._admitted.release()
 
+    def start(self) -> None:
+        """Start the search processes or threads now rather than on the first search (a server's worker does,
+        so that no caller waits for a process to start, and its memory is there from the start)."""
+        self._started().submit(_ready).result()
+
     def close(self) -> None:
         with self._lock:
             if self._executor is not None:
@@ -164,6 +169,10 @@ class SearchPool:
             if self._executor is broken:
                 self._executor = None
         broken.shutdown(wait=False, cancel_futures=True)
+
+
+def _ready() -> bool:
+    return True
 
 
 def _lower_priority(nice: int) -> None:

@@ -175,6 +175,9 @@ def _run_worker(config: ServerConfig, servicer_factory: Callable[[], pb_grpc.Gam
     from service.api import metrics
 
     metrics.record_process_metrics()
+    start_searches = getattr(running.servicer, "start_searches", None)
+    if start_searches is not None:
+        start_searches()
     drained = threading.Event()
     draining = threading.Lock()
 

@@ -97,6 +97,10 @@ class GameRulesServicer(pb_grpc.GameRulesServicer):
         # Descriptions never change while the process runs: encode them once.
         self._described = {game_id: codec.encode_game(game) for game_id, game in games.items()}
 
+    def start_searches(self) -> None:
+        """Start the search processes or threads now, not on the first BestMove."""
+        self._searches.start()
+
     def close(self) -> None:
         """Stop the search processes or threads (searches in flight finish first)."""
         self._searches.close()
