@@ -174,9 +174,10 @@ def run_queue(target: str) -> bool:
     for channel in channels:
         channel.close()
     answered = codes.count("OK")
+    others = [code for code in codes if code not in ("OK", "RESOURCE_EXHAUSTED")]
     print(
         f"8 simultaneous 1 s BestMoves, 10 s deadlines: {answered} of 8 answered, "
-        f"{codes.count('RESOURCE_EXHAUSTED')} refused, others {[c for c in codes if c not in ('OK', 'RESOURCE_EXHAUSTED')]}"
+        f"{codes.count('RESOURCE_EXHAUSTED')} refused, others {others}"
         f", all done after {time.perf_counter() - began:.1f} s: {answered}/8 = {answered / 8:.2f} "
         f"(target 1.00) {verdict(answered == 8)}",
         flush=True,
@@ -459,7 +460,7 @@ def main(argv: list[str] | None = None) -> int:
                 run_mutation(running.grpc, args.mutations)
             if "soak" in parts:
                 print(
-                    f"\n-- soak: {args.best_moves} BestMove and {args.rules_calls} rules calls over gRPC, search mode {modes[0]}"
+                    f"\n-- soak: {args.best_moves} BestMove and {args.rules_calls} rules calls over gRPC ({modes[0]})"
                 )
                 run_soak(running, args.best_moves, args.rules_calls, args.sample_s)
     return 0

@@ -8,9 +8,10 @@ errors come back as the ``google.rpc.Status`` JSON with grpc-gateway v2's status
 Run it with ``python -m service.api.gateway_server`` (granian, N worker processes whose metrics meet in one
 multi-process directory; ``service/run.py`` starts it for ``make run``); any WSGI server can serve
 ``create_app()``. Configuration (the README's table): ``GAMERULES_BACKEND``
-(the gRPC address, default ``localhost:50051``), ``GAMERULES_BACKEND_CONNECTIONS`` (``Backends``), ``GAMERULES_GATEWAY_TIMEOUT_S`` (default deadline, 30),
-``GAMERULES_GATEWAY_MAX_BODY_BYTES``, ``GAMERULES_BACKEND_CA`` / ``_CERT`` / ``_KEY`` (TLS, mutual with a
-certificate, to the gRPC server) and the API keys of ``service/api/auth.py``.
+(the gRPC address, default ``localhost:50051``), ``GAMERULES_BACKEND_CONNECTIONS`` (``Backends``),
+``GAMERULES_GATEWAY_TIMEOUT_S`` (default deadline, 30), ``GAMERULES_GATEWAY_MAX_BODY_BYTES``,
+``GAMERULES_BACKEND_CA`` / ``_CERT`` / ``_KEY`` (TLS, mutual with a certificate, to the gRPC server) and the
+API keys of ``service/api/auth.py``.
 
 Every answer is counted and timed in ``http_requests_total`` / ``http_request_duration_seconds`` with the
 proto's path template as the ``route`` (bounded), logged as one JSON line, and ``/metrics`` exposes them.
@@ -27,7 +28,6 @@ import os
 import re
 import threading
 import time
-from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -66,7 +66,7 @@ class Route:
     pattern: re.Pattern[str]
     body: str
     method: descriptor.MethodDescriptor
-    call: Callable[..., Message]
+    call: grpc.UnaryUnaryMultiCallable
 
     @property
     def request_class(self) -> type[Message]:

@@ -108,7 +108,9 @@ def test_a_call_that_cannot_get_a_slot_before_its_deadline_is_refused_with_retry
     running = create_server(ServerConfig(service=ServiceConfig(search_slots=1, search_queue=4)), address="127.0.0.1:0")
     channel, stub = fresh_stub(f"127.0.0.1:{running.port}")
     try:
-        holding = stub.BestMove.future(best_move_request(pb.SearchLimits(max_time_ms=3000, max_depth=60, max_nodes=10**9)), timeout=30)
+        holding = stub.BestMove.future(
+            best_move_request(pb.SearchLimits(max_time_ms=3000, max_depth=60, max_nodes=10**9)), timeout=30
+        )
         time.sleep(0.5)
         began = time.monotonic()
         with pytest.raises(grpc.RpcError) as refused:
