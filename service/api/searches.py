@@ -54,11 +54,15 @@ class SearchLost(Exception):
     """The search process died under the search (killed, out of memory); the call is safe to retry."""
 
 
+# Whether a search leaves the interpreter lock to others while it runs (a native engine that releases it).
+# Until then a worker runs one search at a time whatever the cores: its workers are one per core already, and
+# more slots would split one core between searches that each answer worse in their time.
+SEARCHES_RELEASE_THE_GIL = False
+
+
 def default_capacity() -> int:
-    """Searches per worker process. Today's searches hold the interpreter lock while they run, so a worker
-    runs one at a time whatever the cores (more slots would only split one core); this is the one place to
-    change once searches release it: ``len(os.sched_getaffinity(0))``, the cores the process may use."""
-    return 1
+    """Searches per worker process: the cores it may use once searches run in parallel, else one."""
+    return len(os.sched_getaffinity(0)) if SEARCHES_RELEASE_THE_GIL else 1
 
 
 @dataclass(frozen=True, slots=True)
