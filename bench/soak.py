@@ -417,7 +417,8 @@ def run_soak(servers: Servers, best_moves: int, rules_calls: int, interval_s: fl
         met &= ratio <= TARGET_RSS_RATIO
         print(
             f"worker {pid} with its search processes: {points[0][1]:.1f} MB at the start, peak {early:.1f} MB over "
-            f"the first {best_moves // 10} BestMoves, peak {late:.1f} MB over the last {best_moves // 10}; slope {slope(points) * 1000:+.3f} MB per 1000 calls; "
+            f"the first {best_moves // 10} BestMoves, peak {late:.1f} MB over the last {best_moves // 10}; "
+            f"slope {slope(points) * 1000:+.3f} MB per 1000 calls; "
             f"last / first {ratio:.2f} (target <= {TARGET_RSS_RATIO:g}) {verdict(ratio <= TARGET_RSS_RATIO)}",
             flush=True,
         )
