@@ -7,7 +7,7 @@ PY := $(BIN)/python
 INSTALLED := $(VENV)/.installed
 GEN_DIR := service/gen
 GENERATED := $(GEN_DIR)/.generated
-NATIVE := $(GEN_DIR)/kalah_search.so $(GEN_DIR)/reversi_endgame.so
+NATIVE := $(patsubst service/native/%.c,$(GEN_DIR)/%.so,$(wildcard service/native/*.c))
 PROTOS := $(wildcard proto/gamerules/v1/*.proto)
 # The venv's site-packages (evaluated by the shell inside recipes, once the venv exists).
 PURELIB = $$($(PY) -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')
@@ -15,7 +15,7 @@ PURELIB = $$($(PY) -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])
 GRPC_PORT ?= 50051
 HTTP_PORT ?= 8080
 
-.PHONY: install proto run test lint format typecheck bench lock clean
+.PHONY: install proto run test lint format typecheck bench lock clean examples
 
 install: $(INSTALLED) $(GENERATED) $(NATIVE)
 
@@ -37,11 +37,11 @@ $(GENERATED): $(INSTALLED) $(PROTOS)
 		--include_imports --include_source_info --descriptor_set_out=$(GEN_DIR)/gamerules.binpb $(PROTOS)
 	touch $@
 
-# The engines' native kernels (service/games/*.c), loaded by service/games/native.py with ctypes: built code,
+# The native kernels (service/native/*.c), loaded by service/native/__init__.py with ctypes: built code,
 # so they live with the generated code (and after it: that rule empties the directory). Without a C compiler
 # the engines search in Python, more slowly. No fused multiply-add (-ffp-contract=off): a kernel's values
 # must be the same doubles as its Python twin's on every machine.
-$(GEN_DIR)/%.so: service/games/%.c $(GENERATED)
+$(GEN_DIR)/%.so: service/native/%.c $(GENERATED)
 	$(CC) -O2 -ffp-contract=off -shared -fPIC -o $@ $< -lm || echo "no C compiler: $* runs in Python"
 
 proto: $(INSTALLED)
@@ -56,7 +56,7 @@ test: install lint
 lint: install
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
-	$(BIN)/mypy service/games service/search
+	$(BIN)/mypy service
 	$(BIN)/mypy clients/python/gamerules_client
 	mkdir -p build && $(PY) -m grpc_tools.protoc -Iproto -I$(PURELIB) \
 		--include_imports --include_source_info --descriptor_set_out=build/image.binpb $(PROTOS)
@@ -68,6 +68,10 @@ format: install
 
 bench: install
 	$(PY) -m bench
+
+# Record the OpenAPI document's examples again (service/api/examples.json) from real answers.
+examples: install
+	$(PY) -m service.api.record_examples
 
 # Re-pin requirements.lock from pyproject.toml's ranges (needs the package registry).
 lock:

@@ -20,7 +20,7 @@ from google.protobuf import json_format
 from gamerules.v1 import gamerules_pb2 as pb
 from service.api import protojson
 from service.api.servicer import GameRulesServicer
-from service.games import GAMES, default_options
+from service.engines import GAMES
 
 
 class _Context:
@@ -38,7 +38,7 @@ class _Context:
 
 def answers() -> list[tuple[str, Any]]:
     servicer, context = GameRulesServicer(), _Context()
-    reversi = GAMES["reversi"].new_position(default_options(GAMES["reversi"]), "").to_notation()
+    reversi = GAMES["reversi"].new_position().to_notation()
     strands = servicer.NewGame(pb.NewGameRequest(game="strands", seed="bench"), context).position
     return [
         (

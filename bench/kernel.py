@@ -3,7 +3,7 @@
 On seeded middle-game positions (6 pits, 4 seeds, 2-23 random plies, more than 24 seeds left in the pits):
 
 - CPU time per counted search node of ``hard`` under a node budget, with the kernel and without it (the
-  kernel's nodes count 1/``kalah.NATIVE_NODE_WEIGHT``): a ratio near 1 means a node budget buys about the
+  kernel's nodes count 1/``kalah_kernel.NATIVE_NODE_WEIGHT``): a ratio near 1 means a node budget buys about the
   same time on both paths, which is what the weight is for.
 - The depth ``hard`` completes under a time limit with and without the kernel.
 - How long a search in the kernel takes to answer once its caller's stop fires (the kernel polls the
@@ -20,8 +20,11 @@ import threading
 import time
 from typing import Any
 
-from service.games import kalah, native
-from service.games.base import Limits
+from service import native
+from service.core import Limits
+from service.engines import kalah
+from service.levels import kalah as kalah_levels
+from service.levels import kalah_kernel
 
 
 def positions(count: int, seed: int) -> list[Any]:
@@ -43,7 +46,7 @@ def hard(position: Any, use_kernel: bool, limits: Limits, stop: Any = lambda: Fa
     previous = native.use_native(use_kernel)
     try:
         start = time.process_time()
-        result = kalah.GAME.best_move(position, "hard", limits, 0, 1, stop)
+        result = kalah_levels.LEVELS.best_move(position, "hard", limits, 0, 1, stop)
         return result, time.process_time() - start
     finally:
         native.use_native(previous)
@@ -56,7 +59,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--move-ms", type=int, default=400, help="time limit of the depth comparison")
     parser.add_argument("--cancel-after", type=float, default=1.0, help="seconds before the stop fires")
     args = parser.parse_args(argv)
-    if kalah.native_search() is None:
+    if kalah_kernel.native_search() is None:
         print("kalah: the native kernel is not built (`make install` builds it with a C compiler); nothing to compare")
         return 0
     sample = positions(args.positions, 5)
@@ -71,7 +74,7 @@ def main(argv: list[str] | None = None) -> int:
     per_node = {k: spent[k] / counted[k] * 1e6 for k in spent}
     print(
         f"kalah hard, {args.positions} positions, {args.nodes} nodes each (kernel nodes count "
-        f"1/{kalah.NATIVE_NODE_WEIGHT}): Python {per_node[False]:.2f} us per node, kernel "
+        f"1/{kalah_kernel.NATIVE_NODE_WEIGHT}): Python {per_node[False]:.2f} us per node, kernel "
         f"{per_node[True]:.2f} us per counted node, ratio {per_node[True] / per_node[False]:.2f}"
     )
 

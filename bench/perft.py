@@ -3,7 +3,7 @@ same run (``python -m bench.perft``).
 
 Both sides walk the same tree the same way (one Python call per node), so the ratio says what a portal would
 gain or lose calling our pure-Python engines instead of wiring OpenSpiel in. The counts must match
-rules.md's reference figures; a mismatch is printed and fails the run.
+the rule book's reference figures (``docs/games/``); a mismatch is printed and fails the run.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from typing import Any
 
 import pyspiel
 
-from service.games import GAMES, default_options
+from service.engines import GAMES
 
 REFERENCE = {
     "reversi": [4, 12, 56, 244, 1396, 8200, 55092, 390216],
@@ -66,12 +66,12 @@ def main() -> int:
             print(f"{game_id:<15} not registered")
             continue
         game = GAMES[game_id]
-        start = game.new_position({**default_options(game), **OPTIONS.get(game_id, {})}, "perft")
+        start = game.new_position({**game.default_options(), **OPTIONS.get(game_id, {})}, "perft")
         name, params = OPENSPIEL[game_id]
         spiel = pyspiel.load_game(name, params)
         walk = ours
         if game_id == "reversi":
-            from service.games.reversi import perft as walk  # counts forced passes as plies
+            from service.engines.reversi import perft as walk  # counts forced passes as plies
         depth = args.depth or len(figures) - 1
         count, mine = timed(lambda: walk(start, depth))  # noqa: B023 - called at once
         other, spent = timed(lambda: theirs(spiel.new_initial_state(), depth))  # noqa: B023

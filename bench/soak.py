@@ -40,7 +40,7 @@ import grpc
 from bench.load import HOST, _free_port, _process, _wait_grpc, _wait_http, server_flags
 from gamerules.v1 import gamerules_pb2 as pb
 from gamerules.v1 import gamerules_pb2_grpc as pb_grpc
-from service.games import GAMES, default_options
+from service.engines import GAMES
 
 TARGET_FLOOD_RATIO = 2.0
 TARGET_RSS_RATIO = 1.2
@@ -112,7 +112,7 @@ def positions(per_game: int = 6, seed: int = 3) -> dict[str, list[str]]:
     found: dict[str, list[str]] = {}
     for game_id, game in GAMES.items():
         for _ in range(per_game):
-            position = game.new_position(default_options(game), str(rng.random()))
+            position = game.new_position(game.default_options(), str(rng.random()))
             for _ in range(rng.randrange(8)):
                 legal = position.legal_moves_page(0, 40)
                 if position.outcome() is not None or not legal:
@@ -147,7 +147,7 @@ def best_move_requests(max_time_ms: int = 5) -> list[tuple[str, object]]:
     ]
 
 
-REVERSI_START = GAMES["reversi"].new_position(default_options(GAMES["reversi"]), "").to_notation()
+REVERSI_START = GAMES["reversi"].new_position(GAMES["reversi"].default_options(), "").to_notation()
 
 
 def legal_moves_request() -> pb.LegalMovesRequest:

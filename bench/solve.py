@@ -5,13 +5,13 @@ For each game and number of empty cells it plays seeded random games down to tha
 each position with ``search(position, Limits(), solve=True, solve_lead=...)``, the lead the game's level uses
 (Reversi ``expert``, Petak Sawah ``hard``), and with a baseline:
 
-- Reversi: the same solve with the native endgame kernel turned off (``reversi.use_native(False)``), so the
+- Reversi: the same solve with the native endgame kernel turned off (``native.use_native(False)``), so the
   pure-Python ``_endgame``; the row's solve uses the kernel (8x8, at most ``NATIVE_EMPTIES`` empties, in C).
   The Python baseline runs only up to ``--python-max`` empties (default 14: 14 take ~5 s a position, each two
   more empties about ten times that). Search nodes count a kernel node as 1/``NATIVE_NODE_WEIGHT``.
 - Kalah (6 pits, 4 seeds; "empties" = seeds left in the pits): ``hard``'s search to the end with its native
   search kernel (``kalah_search.c``) below the root, against the same search in pure Python (up to
-  ``--python-max`` seeds). Search nodes count a kernel node as 1/``kalah.NATIVE_NODE_WEIGHT``.
+  ``--python-max`` seeds). Search nodes count a kernel node as 1/``kalah_kernel.NATIVE_NODE_WEIGHT``.
 - Petak Sawah: plain iterative deepening one ply at a time, ``search(position, Limits())``.
 
 It prints nodes and CPU seconds (``time.process_time``, one core) of each, the solve/baseline ratios of the
@@ -30,11 +30,22 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from service.games import kalah, native, petak_sawah, reversi
-from service.games.base import Limits
-from service.search import search
+from service import native
+from service.core import Limits
+from service.engines import kalah, petak_sawah, reversi
+from service.levels import kalah as kalah_levels
+from service.levels import kalah_kernel, reversi_endgame
+from service.levels import petak_sawah as petak_sawah_levels
+from service.levels import reversi as reversi_levels
+from service.search import NO_PLUGINS, search
 
-LEADS = {"reversi": reversi.SOLVE_LEAD, "kalah": kalah.SOLVE_LEAD, "petak-sawah": petak_sawah.HARD_SOLVE_LEAD}
+LEADS = {
+    "reversi": reversi_levels.SOLVE_LEAD,
+    "kalah": kalah_levels.SOLVE_LEAD,
+    "petak-sawah": petak_sawah_levels.HARD_SOLVE_LEAD,
+}
+# The plug-ins each game's strongest level hands the search (the native kernels, Reversi's endgame solver).
+PLUGINS = {"reversi": reversi_levels.PLUGINS, "kalah": kalah_levels.PLUGINS, "petak-sawah": NO_PLUGINS}
 DEFAULT_EMPTIES = {"reversi": [12, 14, 16, 18, 20], "kalah": [12, 16, 20, 24], "petak-sawah": [12, 13, 14]}
 NATIVE_BASELINE = {"reversi", "kalah"}  # games whose baseline is the same solve with the kernels off
 PYTHON_MAX = {"reversi": 14, "kalah": 16}  # their pure-Python baselines run up to this many empties (time)
@@ -92,7 +103,7 @@ def timed_search(position: Any, native_on: bool = True, **keywords: Any) -> tupl
 def baseline(game: str, position: Any) -> tuple[float, int, float]:
     """The baseline's proof of ``position`` (module docstring)."""
     if game in NATIVE_BASELINE:
-        return timed_search(position, False, solve=True, solve_lead=LEADS[game])
+        return timed_search(position, False, solve=True, solve_lead=LEADS[game], plugins=PLUGINS[game])
     return timed_search(position)
 
 
@@ -109,7 +120,7 @@ def main() -> int:
     python_max = dict(PYTHON_MAX) if args.python_max is None else dict.fromkeys(NATIVE_BASELINE, args.python_max)
     built = {
         name: "built" if found is not None else "NOT BUILT (the solve is pure Python too)"
-        for name, found in (("reversi", reversi.native_solver()), ("kalah", kalah.native_search()))
+        for name, found in (("reversi", reversi_endgame.native_solver()), ("kalah", kalah_kernel.native_search()))
     }
     print(
         f"reversi: solve = expert's solve mode (no node budget) with the native kernel ({built['reversi']}), "
@@ -130,7 +141,7 @@ def main() -> int:
             solve_rows = []
             for k in range(args.positions):
                 position = MAKERS[game](empties, 1000 + k)
-                solved = timed_search(position, solve=True, solve_lead=LEADS[game])
+                solved = timed_search(position, solve=True, solve_lead=LEADS[game], plugins=PLUGINS[game])
                 solve_rows.append(solved)
                 if not args.no_baseline and empties <= python_max.get(game, empties):
                     plain = baseline(game, position)

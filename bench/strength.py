@@ -5,7 +5,7 @@ Three parts, all seeded, none on the network:
 1. **Round robin of the levels** of each game (each adjacent pair, and strongest against weakest). Games come
    in pairs on the same seeded opening (a few random legal plies, the same for both colour assignments) with
    the colours swapped, so neither side profits from the first move or a lucky opening. Every move is
-   ``GAME.best_move(position, level, limits, seed, 1, never)`` with the game's default options (Dots and Boxes
+   ``LEVELS[game].best_move(position, level, limits, seed, 1, never)`` with the game's default options (Dots and Boxes
    also on 3×3); ``limits`` only caps the level's time per move at ``--move-ms`` (the level's own node and
    depth limits stay), which keeps the run within its time budget on a busy 2-core machine. Per pair: the
    stronger level's wins / draws / losses, its mean final margin (``final_value``), and the target: the
@@ -42,8 +42,10 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from service.games import GAMES, default_options
-from service.games.base import Game, Limits, Position
+from service import native
+from service.core import Game, Limits, Position
+from service.engines import GAMES
+from service.levels import LEVELS
 from service.search import never
 
 WIN_TARGET = 0.75  # each level against the one below it
@@ -123,7 +125,7 @@ def capped(game: Game, level: str, move_ms: int) -> Limits | None:
     """The level's own limits with its time per move capped at ``move_ms`` (0: no cap)."""
     if move_ms <= 0:
         return None
-    own = next(lv.limits.max_time_ms for lv in game.levels if lv.name == level)
+    own = next(lv.limits.max_time_ms for lv in LEVELS[game.id].levels if lv.name == level)
     return Limits(max_time_ms=move_ms if own is None else min(own, move_ms))
 
 
@@ -134,7 +136,7 @@ def random_move(position: Position, rng: random.Random) -> Any:
 
 def opening(game: Game, options: dict[str, Any], plies: int, seed: int, label: str, index: int) -> Position:
     """The ``index``-th seeded opening: the start (its own seed, so Petak Sawah's rocks vary) and random plies."""
-    position = game.new_position({**default_options(game), **options}, f"strength-{seed}-{index}")
+    position = game.new_position({**game.default_options(), **options}, f"strength-{seed}-{index}")
     rng = random.Random(f"{seed}/{label}/{index}")
     for _ in range(plies):
         if position.outcome() is not None:
@@ -171,7 +173,9 @@ def play_levels(task: tuple[Any, ...]) -> GameResult:
     while position.outcome() is None:
         seat = position.to_move
         start = time.perf_counter()
-        result = game.best_move(position, levels[seat], limits[seat], seed * 1_000_003 + index * 1000 + plies, 1, never)
+        result = LEVELS[game.id].best_move(
+            position, levels[seat], limits[seat], seed * 1_000_003 + index * 1000 + plies, 1, never
+        )
         spent[seat] += time.perf_counter() - start
         moves[seat] += 1
         position, _ = position.apply(result.move)
@@ -247,7 +251,9 @@ def play_outside(task: tuple[Any, ...]) -> GameResult:
                 move = random_move(position, rng)
                 action = to_action(outside.game_id, position, move)
             elif seat == our_seat:
-                result = game.best_move(position, level, limits, seed * 1_000_003 + index * 1000 + plies, 1, never)
+                result = LEVELS[game.id].best_move(
+                    position, level, limits, seed * 1_000_003 + index * 1000 + plies, 1, never
+                )
                 move = result.move
                 action = to_action(outside.game_id, position, move)
             else:
@@ -334,7 +340,7 @@ def calibrate(outside: Outside, level: str, move_ms: int, seed: int, count: int)
     limits = capped(game, level, move_ms)
     start = time.perf_counter()
     for index, (position, _) in enumerate(samples):
-        game.best_move(position, level, limits, seed + index, 1, never)
+        LEVELS[game.id].best_move(position, level, limits, seed + index, 1, never)
     ours = (time.perf_counter() - start) / len(samples)
     trial = 100
     bot = mcts_bot(outside, trial, seed)
@@ -373,19 +379,17 @@ def solve(
         limits = Limits(max_time_ms=limit_ms, max_depth=depth, max_nodes=UNLIMITED_NODES)
         said = f"{level}, no node cap" + (f", depth {depth}" if depth else "")
     start = time.perf_counter()
-    result = game.best_move(position, level, limits, seed, 1, never)
+    result = LEVELS[game.id].best_move(position, level, limits, seed, 1, never)
     return Solve(said, result, time.perf_counter() - start)
 
 
 def solve_reversi_python(position: Position, seed: int) -> Solve:
     """Reversi's expert with its own limits and the native endgame kernel off: the pure-Python baseline."""
-    from service.games import reversi
-
-    previous = reversi.use_native(False)
+    previous = native.use_native(False)
     try:
         solved = solve(GAMES["reversi"], position, "expert", None, seed)
     finally:
-        reversi.use_native(previous)
+        native.use_native(previous)
     solved.limits = "expert, own, pure Python"
     return solved
 
@@ -393,7 +397,7 @@ def solve_reversi_python(position: Position, seed: int) -> Solve:
 def random_play_until(game: Game, options: dict[str, Any], seed: str, done: Any) -> Position | None:
     """Random play from the start until ``done(position, plies)``; None when the game ended first."""
     rng = random.Random(seed)
-    position = game.new_position({**default_options(game), **options}, seed)
+    position = game.new_position({**game.default_options(), **options}, seed)
     plies = 0
     while position.outcome() is None:
         if done(position, plies):
@@ -446,7 +450,7 @@ def solve_rows(args: argparse.Namespace, wanted: set[str]) -> Iterator[tuple[str
                 yield "petak-sawah", f"{empties} empty cells", solve(game, position, "hard", args.solve_ms, args.seed)
     if "dots-and-boxes" in wanted and args.solve_dots:
         game = GAMES["dots-and-boxes"]
-        position = game.new_position({**default_options(game), "rows": 3, "cols": 3}, "")
+        position = game.new_position({**game.default_options(), "rows": 3, "cols": 3}, "")
         yield "dots-and-boxes", "3x3 empty board", solve(game, position, "hard", args.solve_dots_ms, args.seed)
 
 
@@ -535,7 +539,7 @@ def main() -> int:
         print("MCTS calibration (mean time per move on sample positions)")
         print(f"  {'game':<16} {'our level':<10} {'ours ms':>8} {'sims':>6} {'MCTS ms':>8}")
         for outside in outsides:
-            level = GAMES[outside.game_id].levels[-1].name
+            level = LEVELS[outside.game_id].levels[-1].name
             sims, ours_ms, bot_ms = calibrate(outside, level, args.move_ms, args.seed, 3 if args.quick else 6)
             simulations[outside.game_id] = (sims, ours_ms)
             print(f"  {outside.spiel_name:<16} {level:<10} {ours_ms:>8.0f} {sims:>6} {bot_ms:>8.0f}", flush=True)
@@ -545,7 +549,7 @@ def main() -> int:
     rows: list[tuple[str, str, Any, int]] = []  # (section, row label, setup/outside, games in the row)
     tasks: list[tuple[str, tuple[Any, ...]]] = []
     for setup in setups:
-        levels = [lv.name for lv in GAMES[setup.game_id].levels]
+        levels = [lv.name for lv in LEVELS[setup.game_id].levels]
         pairs = [(levels[i + 1], levels[i]) for i in range(len(levels) - 1)]
         if len(levels) > 2:
             pairs.append((levels[-1], levels[0]))
@@ -556,7 +560,7 @@ def main() -> int:
                 payload = (setup, strong, weak, g // 2, 1 + g % 2, args.seed, args.move_ms)
                 tasks.append(("levels", payload))
     for outside in outsides:
-        level = GAMES[outside.game_id].levels[-1].name
+        level = LEVELS[outside.game_id].levels[-1].name
         rows.append(("mcts", f"{level} vs MCTS", outside, mcts_games))
         sims, target_ms = simulations[outside.game_id]
         for g in range(mcts_games):

@@ -15,6 +15,8 @@ import time
 import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
+from service.engines import GAMES
+
 
 def _wait_serving(address: str, timeout_s: float) -> bool:
     deadline = time.monotonic() + timeout_s
@@ -79,9 +81,7 @@ def main() -> int:
 
 
 def _reversi_start() -> str:
-    from service.games import GAMES, default_options
-
-    return GAMES["reversi"].new_position(default_options(GAMES["reversi"]), "").to_notation()
+    return GAMES["reversi"].new_position().to_notation()
 
 
 if __name__ == "__main__":

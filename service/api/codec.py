@@ -8,19 +8,19 @@ Protobuf is touched here, once per call, and nowhere in the engines.
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
 from google.protobuf import json_format, struct_pb2
 from google.protobuf.message import Message
 
 from gamerules.v1 import gamerules_pb2 as pb
+from service import core
 from service.api import protojson
 from service.api.errors import from_rules_error, invalid
-from service.games import base, default_options
-from service.games.base import Game
-
-MAX_NOTATION = 8192  # characters; the largest real position (Strands side 9) is far below this
+from service.api.limits import MAX_NOTATION
+from service.api.required import check_required
+from service.core.contract import Game, option_value
+from service.levels.driver import GameLevels
 
 
 def oneof_name(game: Game) -> str:
@@ -40,7 +40,7 @@ def _checked_notation(text: str, field: str) -> str:
 # --- positions -------------------------------------------------------------------------------------
 
 
-def decode_position(game: Game, message: pb.Position, field: str = "position") -> base.Position:
+def decode_position(game: Game, message: pb.Position, field: str = "position") -> core.Position:
     """The engine position a request names, by notation, structured form, or both (which must agree)."""
     which = message.WhichOneof("game")
     own = oneof_name(game)
@@ -50,12 +50,14 @@ def decode_position(game: Game, message: pb.Position, field: str = "position") -
     try:
         if message.notation:
             from_text = game.parse_position(_checked_notation(message.notation, f"{field}.notation"))
-    except base.RulesError as error:
+    except core.RulesError as error:
         raise from_rules_error(error, f"{field}.notation", text=True) from None
+    if which is not None:
+        check_required(getattr(message, own), f"{field}.{own}")
     try:
         if which is not None:
             from_struct = game.position_from_fields(_fields_of(getattr(message, own)))
-    except base.RulesError as error:
+    except core.RulesError as error:
         raise from_rules_error(error, f"{field}.{own}") from None
     if from_text is None and from_struct is None:
         raise invalid(field, "a position is required: give its notation or its structured form", "INVALID_POSITION")
@@ -68,7 +70,7 @@ def decode_position(game: Game, message: pb.Position, field: str = "position") -
     return from_text if from_text is not None else from_struct  # type: ignore[return-value]
 
 
-def encode_position(game: Game, position: base.Position) -> pb.Position:
+def encode_position(game: Game, position: core.Position) -> pb.Position:
     # The message constructor takes the fields dict directly: ten times faster than json_format.ParseDict,
     # which matters when a page holds a thousand moves.
     return pb.Position(notation=position.to_notation(), **{oneof_name(game): position.to_fields()})
@@ -77,7 +79,7 @@ def encode_position(game: Game, position: base.Position) -> pb.Position:
 # --- moves -----------------------------------------------------------------------------------------
 
 
-def decode_move(game: Game, position: base.Position, message: pb.Move, field: str = "move") -> base.Move:
+def decode_move(game: Game, position: core.Position, message: pb.Move, field: str = "move") -> core.Move:
     which = message.WhichOneof("game")
     own = oneof_name(game)
     if which is not None and which != own:
@@ -86,12 +88,14 @@ def decode_move(game: Game, position: base.Position, message: pb.Move, field: st
     try:
         if message.notation:
             from_text = position.parse_move(_checked_notation(message.notation, f"{field}.notation"))
-    except base.RulesError as error:
+    except core.RulesError as error:
         raise from_rules_error(error, f"{field}.notation", text=True) from None
+    if which is not None:
+        check_required(getattr(message, own), f"{field}.{own}")
     try:
         if which is not None:
             from_struct = position.move_from_fields(_fields_of(getattr(message, own)))
-    except base.RulesError as error:
+    except core.RulesError as error:
         raise from_rules_error(error, f"{field}.{own}") from None
     if from_text is None and from_struct is None:
         raise invalid(field, "a move is required: give its notation or its structured form", "INVALID_MOVE")
@@ -100,11 +104,11 @@ def decode_move(game: Game, position: base.Position, message: pb.Move, field: st
     return from_text if from_text is not None else from_struct
 
 
-def encode_move(game: Game, position: base.Position, move: base.Move) -> pb.Move:
+def encode_move(game: Game, position: core.Position, move: core.Move) -> pb.Move:
     return pb.Move(notation=position.move_notation(move), **{oneof_name(game): position.move_to_fields(move)})
 
 
-def encode_line(game: Game, position: base.Position, moves: list[base.Move]) -> list[pb.Move]:
+def encode_line(game: Game, position: core.Position, moves: list[core.Move]) -> list[pb.Move]:
     """A line of moves (a principal variation), each encoded in the position it is played from."""
     encoded = []
     for move in moves:
@@ -115,27 +119,27 @@ def encode_line(game: Game, position: base.Position, moves: list[base.Move]) -> 
     return encoded
 
 
-def encode_event(event: base.Event) -> pb.Event:
+def encode_event(event: core.Event) -> pb.Event:
     return pb.Event(type=event.type, seat=event.seat, cells=event.cells, count=event.count, detail=event.detail)
 
 
 # --- game descriptions and options -----------------------------------------------------------------
 
 
-def encode_limits(limits: base.Limits) -> pb.SearchLimits:
+def encode_limits(limits: core.Limits) -> pb.SearchLimits:
     return pb.SearchLimits(
         max_time_ms=limits.max_time_ms or 0, max_depth=limits.max_depth or 0, max_nodes=limits.max_nodes or 0
     )
 
 
-def encode_game(game: Game) -> pb.Game:
+def encode_game(game: Game, levels: GameLevels) -> pb.Game:
     message = pb.Game(
         name=f"games/{game.id}",
         id=game.id,
         title=game.title,
         description=game.description,
         seat_names=list(game.seat_names),
-        default_level=game.default_level,
+        default_level=levels.default,
         position_notation=game.position_notation_help,
         move_notation=game.move_notation_help,
     )
@@ -147,7 +151,7 @@ def encode_game(game: Game) -> pb.Game:
         if spec.maximum is not None:
             option.maximum = spec.maximum
         json_format.ParseDict(spec.default, option.default_value)
-    for level in game.levels:
+    for level in levels.levels:
         message.levels.add(name=level.name, description=level.description, limits=encode_limits(level.limits))
     return message
 
@@ -157,52 +161,23 @@ def _snake(name: str) -> str:
 
 
 def decode_options(game: Game, options: struct_pb2.Struct, field: str = "options") -> dict[str, Any]:
-    """Check the options against the game's specs (names, types, ranges, choices); missing ones take their
-    defaults. Combinations are the engine's to check."""
+    """The caller's options, by their JSON names (camelCase or snake_case), checked against the game's specs
+    (``Game.checked_options``: names, types, ranges, choices); missing ones take their defaults. How options
+    combine is the engine's to check, in ``new_position``."""
     specs = {spec.name: spec for spec in game.options}
     given = json_format.MessageToDict(options)
     if len(given) > len(specs):
         raise invalid(field, f"{len(given)} options given; {game.id} has {len(specs)}", "INVALID_OPTION")
-    values = default_options(game)
+    values = game.default_options()
     for raw_name, value in given.items():
-        name = _snake(raw_name)
-        spec = specs.get(name)
+        name = protojson.snake_case(raw_name)
         where = f"{field}.{raw_name[:64]}"
+        spec = specs.get(name)
         if spec is None:
             known = ", ".join(specs) or "none"
             raise invalid(where, f"{game.id} has no option {raw_name[:64]!r} (options: {known})", "INVALID_OPTION")
-        values[name] = _option_value(spec, value, where)
+        try:
+            values[name] = option_value(spec, value)
+        except core.InvalidOption as error:
+            raise invalid(where, error.message, "INVALID_OPTION") from None
     return values
-
-
-def _option_value(spec: base.OptionSpec, value: Any, where: str) -> Any:
-    if spec.type == "int":
-        # JSON numbers arrive as floats; only whole numbers are ints.
-        if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
-            raise invalid(where, f"must be a whole number, not {value!r:.40}", "INVALID_OPTION")
-        if value != int(value):
-            raise invalid(where, f"must be a whole number, not {value}", "INVALID_OPTION")
-        number = int(value)
-        low, high = spec.minimum, spec.maximum
-        if (low is not None and number < low) or (high is not None and number > high):
-            raise invalid(where, f"{number} is out of range {low}..{high}", "INVALID_OPTION")
-        return number
-    if spec.type == "bool":
-        if not isinstance(value, bool):
-            raise invalid(where, f"must be true or false, not {value!r:.40}", "INVALID_OPTION")
-        return value
-    if spec.type in ("string", "enum"):
-        if not isinstance(value, str):
-            raise invalid(where, f"must be a string, not {value!r:.40}", "INVALID_OPTION")
-        if len(value) > MAX_NOTATION:
-            raise invalid(where, f"is {len(value)} characters long; at most {MAX_NOTATION}", "INVALID_OPTION")
-        if spec.type == "enum" and value not in spec.choices:
-            raise invalid(where, f"{value[:40]!r} is not one of {', '.join(spec.choices)}", "INVALID_OPTION")
-        return value
-    if spec.type == "cells":
-        if not isinstance(value, list) or not all(isinstance(cell, str) and len(cell) <= 8 for cell in value):
-            raise invalid(where, 'must be a list of cell names such as ["a1", "c3"]', "INVALID_OPTION")
-        if len(value) > 1024:
-            raise invalid(where, f"{len(value)} cells; at most 1024", "INVALID_OPTION")
-        return list(value)
-    raise TypeError(f"option {spec.name} has an unknown type {spec.type!r}")  # an engine's mistake, not the caller's

@@ -1,6 +1,6 @@
 """Errors as the API reports them: a gRPC code plus a ``google.rpc.Status`` with ErrorInfo and BadRequest.
 
-One place maps engine errors (``service/games/base.py``) to codes, so both transports agree: malformed
+One place maps engine errors (``service/games/core.py``) to codes, so both transports agree: malformed
 input is INVALID_ARGUMENT, a well-formed move that the position does not allow (or any move after the end)
 is FAILED_PRECONDITION, an unknown game NOT_FOUND, overload RESOURCE_EXHAUSTED.
 """
@@ -11,7 +11,7 @@ import grpc
 from google.protobuf import any_pb2
 from google.rpc import code_pb2, error_details_pb2, status_pb2
 
-from service.games import base
+from service import core
 
 DOMAIN = "gamerules.v1"
 # Messages and field names may quote the caller's input. gRPC sends the message twice (percent-encoded, and in
@@ -19,9 +19,9 @@ DOMAIN = "gamerules.v1"
 MAX_MESSAGE_BYTES = 512
 MAX_FIELD_BYTES = 256
 
-_CODES: dict[type[base.RulesError], grpc.StatusCode] = {
-    base.IllegalMove: grpc.StatusCode.FAILED_PRECONDITION,
-    base.GameOverError: grpc.StatusCode.FAILED_PRECONDITION,
+_CODES: dict[type[core.RulesError], grpc.StatusCode] = {
+    core.IllegalMove: grpc.StatusCode.FAILED_PRECONDITION,
+    core.GameOverError: grpc.StatusCode.FAILED_PRECONDITION,
 }
 
 
@@ -85,7 +85,7 @@ def join_field(prefix: str, field: str) -> str:
     return prefix + ("" if field.startswith("[") else ".") + field
 
 
-def from_rules_error(error: base.RulesError, prefix: str, text: bool = False) -> ApiError:
+def from_rules_error(error: core.RulesError, prefix: str, text: bool = False) -> ApiError:
     """An engine's error about the thing at ``prefix`` (``position.reversi``, ``move``, ``options``).
     With ``text``, ``prefix`` is a notation string: the field is the string itself, whatever part of it
     the engine found wrong (the message says which)."""

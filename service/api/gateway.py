@@ -156,17 +156,51 @@ def _rpc_error_response(error: grpc.RpcError) -> Response:
     return status_response(status, headers)
 
 
-def _snake(name: str) -> str:
-    return re.sub(r"(?<!^)([A-Z])", lambda m: "_" + m.group(1).lower(), name)
-
-
 def parse_error_field(message: str) -> str:
     """The field a protobuf JSON ParseError is about, in snake_case dotted form (best effort)."""
-    path = [_snake(name) for name in re.findall(r"Failed to parse (\w+) field", message)]
+    path = [protojson.snake_case(name) for name in re.findall(r"Failed to parse (\w+) field", message)]
     unknown = re.search(r'has no field named "([^"]+)"', message)
     if unknown:
-        path.append(_snake(unknown.group(1)))
+        path.append(protojson.snake_case(unknown.group(1)))
     return ".".join(path)
+
+
+# Messages whose contents may be JSON null (a Struct's entries, a list's items): never walked into.
+_NULL_ALLOWED = frozenset({"google.protobuf.Struct", "google.protobuf.Value", "google.protobuf.ListValue"})
+_FD = descriptor.FieldDescriptor
+# 64-bit integers are strings in proto3 JSON; 32-bit ones are numbers.
+_INTEGERS_32 = frozenset({_FD.TYPE_INT32, _FD.TYPE_SINT32, _FD.TYPE_SFIXED32, _FD.TYPE_UINT32, _FD.TYPE_FIXED32})
+
+
+def strict_json_error(body: dict[str, Any], message: descriptor.Descriptor) -> tuple[str, str] | None:
+    """(field path, what is wrong) for the first value of a request body that the OpenAPI document calls
+    invalid but proto3 JSON would read anyway: ``null`` (read as "unset") and a 32-bit integer written as a
+    string (``"5"``). The API accepts exactly what its document describes (docs/api.md). Walked without
+    recursion: the body may be deep; keys that are no field are left to the parser, which refuses them."""
+    stack: list[tuple[str, Any, descriptor.Descriptor]] = [("", body, message)]
+    while stack:
+        path, value, kind = stack.pop()
+        if not isinstance(value, dict):
+            continue
+        fields = {**{f.name: f for f in kind.fields}, **{f.json_name: f for f in kind.fields}}
+        for key, item in value.items():
+            field = fields.get(key)
+            if field is None:
+                continue
+            where = f"{path}.{field.name}" if path else field.name
+            inner = field.message_type if field.type == _FD.TYPE_MESSAGE else None
+            if inner is not None and inner.full_name == "google.protobuf.Value":
+                continue  # null is a Value
+            items = list(enumerate(item)) if field.is_repeated and isinstance(item, list) else [(None, item)]
+            for index, element in items:
+                at = where if index is None else f"{where}[{index}]"
+                if element is None:
+                    return at, "null is not a value here; leave the field out for its default"
+                if field.type in _INTEGERS_32 and isinstance(element, str):
+                    return at, "a number is written without quotes"
+                if inner is not None and inner.full_name not in _NULL_ALLOWED:
+                    stack.append((at, element, inner))
+    return None
 
 
 def _timeout(default_s: float) -> float | Response:
@@ -244,6 +278,7 @@ def create_app(backend: str | None = None, timeout_s: float | None = None) -> Fl
     channels = [_backend_channel(backend, index) for index in range(connections)]
     backends = Backends(channels)
     searches = _search_share(int(os.environ.get("GAMERULES_GATEWAY_THREADS") or 0))
+    metrics.record_process_metrics()  # this worker's process_* series (multi-process mode only)
     routes = backends.routes[0]
     health_stub = health_pb2_grpc.HealthStub(channels[0])
 
@@ -251,7 +286,7 @@ def create_app(backend: str | None = None, timeout_s: float | None = None) -> Fl
     app.config["MAX_CONTENT_LENGTH"] = max_body
     _instrument(app)
     install_cors(app, origins_from_env())  # GAMERULES_CORS_ORIGINS; none: no CORS headers (preflights first)
-    app.add_url_rule("/openapi.json", "openapi", serve_openapi)
+    app.add_url_rule("/openapi.json", "openapi", lambda: serve_openapi(bool(api_keys)))
 
     @app.get("/healthz")
     def healthz() -> Response:
@@ -291,7 +326,9 @@ def create_app(backend: str | None = None, timeout_s: float | None = None) -> Fl
                 return not_found(None)
         return method_not_allowed(request.path, allowed)
 
-    @app.route("/v1/<path:subpath>", methods=["GET", "POST", "PUT", "PATCH", "DELETE"])
+    # OPTIONS never gets here (``options_not_allowed``), nor Flask's automatic answer, whose Allow would list
+    # every verb of this catch-all rule.
+    @app.route("/v1/<path:subpath>", methods=["GET", "POST", "PUT", "PATCH", "DELETE"], provide_automatic_options=False)
     def dispatch(subpath: str) -> Response:
         if api_keys and not api_keys.accepts(auth.presented_key(lambda name: request.headers.get(name))):
             response = status_response(auth.unauthenticated().to_status())
@@ -329,6 +366,10 @@ def create_app(backend: str | None = None, timeout_s: float | None = None) -> Fl
                     return error_response(
                         code_pb2.INVALID_ARGUMENT, "body: must be a JSON object", "INVALID_JSON", "body"
                     )
+                strict = strict_json_error(body, route.method.input_type)
+                if strict is not None:
+                    field, text = strict
+                    return error_response(code_pb2.INVALID_ARGUMENT, f"{field}: {text}", "INVALID_JSON", field)
                 try:
                     json_format.ParseDict(body, message)
                 except (json_format.ParseError, ValueError, TypeError, RecursionError) as error:

@@ -79,11 +79,9 @@ def parser() -> argparse.ArgumentParser:
 
 def worker_app() -> Any:
     """The app in one granian worker: ``gateway.create_app()``, after ``_relay_stop_signals``."""
-    from service.api import metrics
     from service.api.gateway import create_app
 
     _relay_stop_signals(worker=True)
-    metrics.record_process_metrics()
     return create_app()
 
 

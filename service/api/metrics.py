@@ -28,8 +28,7 @@ from google.protobuf import descriptor
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, multiprocess
 
 from service.api.calls import Call
-from service.games import base
-from service.games.base import Game
+from service.core.values import SearchResult
 
 prometheus_client.disable_created_metrics()
 
@@ -210,16 +209,17 @@ class GrpcMetrics:
 class SearchMetrics:
     """The servicer's ``observe_search`` hook: depth, nodes, time and exact-or-not per game and level."""
 
-    def __init__(self, games: Mapping[str, Game]) -> None:
-        self._levels = {game_id: {level.name for level in game.levels} for game_id, game in games.items()}
-        for game_id, levels in self._levels.items():
-            for level in levels:
+    def __init__(self, levels: Mapping[str, Iterable[str]]) -> None:
+        """``levels``: each game's level names (the label values; any other level counts as ``other``)."""
+        self._levels = {game_id: set(names) for game_id, names in levels.items()}
+        for game_id, names in self._levels.items():
+            for level in names:
                 for metric in (BEST_MOVE_DEPTH, BEST_MOVE_NODES, BEST_MOVE_SECONDS):
                     metric.labels(game_id, level)
                 for exact in ("true", "false"):
                     BEST_MOVES.labels(game_id, level, exact)
 
-    def __call__(self, game_id: str, level: str, result: base.SearchResult) -> None:
+    def __call__(self, game_id: str, level: str, result: SearchResult) -> None:
         if game_id not in self._levels:
             return
         if level not in self._levels[game_id]:

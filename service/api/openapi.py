@@ -1,16 +1,23 @@
 """The OpenAPI 3.1 document of the REST gateway, generated at run time from the proto descriptors.
 
-Nothing here names an RPC or a field: every ``google.api.http`` rule of the GameRules service becomes a path
-(``/v1/{game=games/*}:newGame`` is written ``/v1/games/{game}:newGame``, the variable's ``*`` becoming the
-path parameter), every message reachable from the service becomes a schema under ``components``, in the
+The paths and schemas come from the protos: every ``google.api.http`` rule of the GameRules service becomes a
+path (``/v1/{game=games/*}:newGame`` is written ``/v1/games/{game}:newGame``, the variable's ``*`` becoming
+the path parameter), every message reachable from the service becomes a schema under ``components``, in the
 proto3 JSON mapping the gateway speaks (lowerCamelCase names, 64-bit integers as strings, ``Struct`` and
-``Value`` free-form, ``Any`` as an object with ``@type``), and every error is the ``google.rpc.Status``.
-Descriptions come from the proto comments when the descriptor set with source info that ``make proto``
-writes next to the generated code (``service/gen/gamerules.binpb``) is there; without it the document is
-the same less the prose.
+``Value`` free-form, ``Any`` as an object with ``@type``, unknown fields refused). ``required`` comes from the
+fields' ``google.api.field_behavior`` (REQUIRED, which the servicer enforces; OUTPUT_ONLY is ``readOnly``) and,
+in messages only answers carry, from what the servicer always fills. Descriptions come from the proto comments
+when the descriptor set with source info that ``make proto`` writes next to the generated code
+(``service/gen/gamerules.binpb``) is there; without it the document is the same less the prose.
 
-The schemas describe the canonical JSON, which is what responses carry; the parser also accepts what
-proto3 JSON allows besides (the original snake_case names, integers written as strings).
+What the protos cannot say is added here, each from its one source: the closed word sets as enums
+(``service/core/values.py``), ranges and lengths (the servicer's limits), a position or move as ``oneOf`` its
+notation or a game's structured form, the recorded examples (``service/api/examples.py``), each error status
+grpc-gateway's mapping can give with its ``google.rpc.Status`` body and headers, the API-key schemes of
+``service/api/auth.py``, and ``servers``.
+
+The schemas describe the canonical JSON, which is what responses carry; requests may also use the original
+snake_case names, as proto3 JSON allows (but not its ``null`` for "unset", nor 32-bit integers in quotes).
 Query parameters are not described: no GET rule of the service has fields left for them, and the gateway
 reads none.
 """
@@ -23,12 +30,23 @@ from pathlib import Path
 from typing import Any
 
 from flask import Response
-from google.api import annotations_pb2
+from google.api import annotations_pb2, field_behavior_pb2
 from google.protobuf import descriptor, descriptor_pb2
 from google.rpc import error_details_pb2, status_pb2
 
 from gamerules.v1 import gamerules_pb2 as pb
-from service.games import GAMES
+from service.api import examples
+from service.api.limits import (
+    MAX_BATCH,
+    MAX_LEVEL_CHARS,
+    MAX_MOVES_PER_CALL,
+    MAX_NOTATION,
+    MAX_PAGE_TOKEN_CHARS,
+    MAX_SEED_CHARS,
+    MAX_TOP_N,
+)
+from service.api.required import behaviors
+from service.core.values import EVENT_TYPES, OPTION_TYPES, RESULT_REASONS, STOP_REASONS
 
 SERVICE = pb.DESCRIPTOR.services_by_name["GameRules"]
 OPENAPI_VERSION = "3.1.0"
@@ -42,6 +60,41 @@ _ERROR_DETAILS = (
     error_details_pb2.BadRequest.DESCRIPTOR,
     error_details_pb2.PreconditionFailure.DESCRIPTOR,
 )
+
+# Messages given as their notation or their structured form (see _Builder._alternatives).
+NOTATION_OR_STRUCTURED = frozenset({"gamerules.v1.Position", "gamerules.v1.Move"})
+_SEAT = {"minimum": 1, "maximum": 2}
+# What the proto types cannot say: closed string sets (enums; the tuples in service/core/values.py are their one
+# source), ranges and lengths (the limits the servicer enforces, by its own constants). By field full name; for
+# a repeated field, the array keywords apply to the array, the others to its items.
+FIELD_SCHEMAS: dict[str, dict[str, Any]] = {
+    "gamerules.v1.Event.type": {"enum": list(EVENT_TYPES)},
+    "gamerules.v1.Event.seat": {"minimum": 0, "maximum": 2},
+    "gamerules.v1.ScoreResponse.reason": {"enum": ["", *RESULT_REASONS]},
+    "gamerules.v1.ScoreResponse.winner": _SEAT,
+    "gamerules.v1.BestMoveResponse.stop_reason": {"enum": list(STOP_REASONS)},
+    "gamerules.v1.GameOption.type": {"enum": list(OPTION_TYPES)},
+    "gamerules.v1.GroupSizes.seat": _SEAT,
+    "gamerules.v1.NewGameResponse.to_move": _SEAT,
+    "gamerules.v1.LegalMovesResponse.to_move": _SEAT,
+    "gamerules.v1.ApplyMoveResponse.to_move": _SEAT,
+    "gamerules.v1.ApplyMovesResponse.to_move": _SEAT,
+    "gamerules.v1.ScoreResponse.to_move": _SEAT,
+    "gamerules.v1.Position.notation": {"maxLength": MAX_NOTATION},
+    "gamerules.v1.Move.notation": {"maxLength": MAX_NOTATION},
+    "gamerules.v1.NewGameRequest.seed": {"maxLength": MAX_SEED_CHARS},
+    "gamerules.v1.LegalMovesRequest.page_size": {"minimum": 0},
+    "gamerules.v1.LegalMovesRequest.page_token": {"maxLength": MAX_PAGE_TOKEN_CHARS},
+    "gamerules.v1.ApplyMovesRequest.moves": {"maxItems": MAX_MOVES_PER_CALL},
+    "gamerules.v1.BatchScoreRequest.positions": {"maxItems": MAX_BATCH},
+    "gamerules.v1.BestMoveRequest.level": {"maxLength": MAX_LEVEL_CHARS},
+    "gamerules.v1.BestMoveRequest.seed": {"maxLength": MAX_SEED_CHARS},
+    "gamerules.v1.BestMoveRequest.top_n": {"minimum": 0, "maximum": MAX_TOP_N},
+    "gamerules.v1.SearchLimits.max_time_ms": {"minimum": 0},
+    "gamerules.v1.SearchLimits.max_depth": {"minimum": 0},
+    "gamerules.v1.SearchLimits.max_nodes": {"minimum": 0},
+}
+_ARRAY_KEYWORDS = frozenset({"minItems", "maxItems", "uniqueItems"})
 
 _INT32 = {"type": "integer", "format": "int32", "minimum": -(2**31), "maximum": 2**31 - 1}
 _UINT32 = {"type": "integer", "format": "int64", "minimum": 0, "maximum": 2**32 - 1}
@@ -91,6 +144,12 @@ _WELL_KNOWN: dict[str, dict[str, Any]] = {
     "google.protobuf.StringValue": {"type": "string"},
     "google.protobuf.BytesValue": _SCALARS[_FD.TYPE_BYTES],
 }
+
+
+def game_ids() -> list[str]:
+    """The game ids, from the ``game`` oneof of ``Position`` (one field per game, named after its id): the
+    gateway serves the document without loading any engine."""
+    return sorted(field.name.replace("_", "-") for field in pb.Position.DESCRIPTOR.oneofs_by_name["game"].fields)
 
 
 def _ref(name: str) -> dict[str, str]:
@@ -148,10 +207,16 @@ def _comments() -> dict[str, str]:
 
 
 class _Builder:
-    """Collects the component schemas while walking the messages the service uses."""
+    """Collects the component schemas while walking the messages the service uses.
 
-    def __init__(self, comments: dict[str, str]) -> None:
+    ``outputs`` are the messages only answers carry: the servicer sets every field of theirs but the
+    ``optional`` ones, and the gateway writes fields without presence even at their defaults, so the rest
+    are ``required`` there. In messages requests use,
+    ``required`` lists the REQUIRED fields (``google.api.field_behavior``), which the servicer enforces."""
+
+    def __init__(self, comments: dict[str, str], outputs: frozenset[str]) -> None:
         self.comments = comments
+        self.outputs = outputs
         self.schemas: dict[str, dict[str, Any]] = {}
 
     def _described(self, schema: dict[str, Any], full_name: str) -> dict[str, Any]:
@@ -170,8 +235,16 @@ class _Builder:
         return _ref(name)
 
     def object_schema(self, message: descriptor.Descriptor, exclude: frozenset[str] = frozenset()) -> dict[str, Any]:
-        properties = {field.json_name: self.field(field) for field in message.fields if field.name not in exclude}
-        schema: dict[str, Any] = self._described({"type": "object", "properties": properties}, message.full_name)
+        if message.full_name in NOTATION_OR_STRUCTURED:
+            return self._alternatives(message)
+        fields = [field for field in message.fields if field.name not in exclude]
+        properties = {field.json_name: self.field(field) for field in fields}
+        # The gateway's JSON parser refuses unknown fields.
+        schema: dict[str, Any] = {"type": "object", "properties": properties, "additionalProperties": False}
+        required = [field.json_name for field in fields if self._required(message, field)]
+        if required:
+            schema["required"] = required
+        schema = self._described(schema, message.full_name)
         real_oneofs = [o for o in message.oneofs if not (len(o.fields) == 1 and o.name == "_" + o.fields[0].name)]
         notes = [
             f"At most one of {', '.join(f'`{f.json_name}`' for f in oneof.fields)} (oneof `{oneof.name}`)."
@@ -179,6 +252,54 @@ class _Builder:
         ]
         if notes:
             schema["description"] = "\n\n".join([schema.get("description", ""), *notes]).strip()
+        return schema
+
+    def _required(self, message: descriptor.Descriptor, field: descriptor.FieldDescriptor) -> bool:
+        if field_behavior_pb2.REQUIRED in behaviors(field):
+            return True
+        # The servicer fills every field of an answer but the `optional` ones (and any oneof's).
+        return message.full_name in self.outputs and field.containing_oneof is None
+
+    def _alternatives(self, message: descriptor.Descriptor) -> dict[str, Any]:
+        """Position and Move: the notation alone, or one game's structured form with the notation optional
+        (both given must agree). Answers carry both, so each matches its game's branch: exactly one."""
+        notation = message.fields_by_name["notation"]
+        forms = message.oneofs_by_name["game"].fields
+        # The structured forms come first: a client trying the branches in order must not read an answer
+        # (which carries both) as the notation alone.
+        branches = []
+        for form in forms:
+            branches.append(
+                {
+                    "title": f"{message.name} as {form.json_name}",
+                    "type": "object",
+                    "properties": {notation.json_name: self.field(notation), form.json_name: self.field(form)},
+                    "required": [form.json_name],
+                    "additionalProperties": False,
+                }
+            )
+        branches.append(
+            {
+                "title": f"{message.name} by notation",
+                "type": "object",
+                "properties": {notation.json_name: self.field(notation)},
+                "required": [notation.json_name],
+                "additionalProperties": False,
+            }
+        )
+        # Each branch is a component of its own (code generators name a type after it).
+        refs = []
+        for branch in branches:
+            name = f"{message.full_name}.{str(branch['title']).rsplit(' ', 1)[1]}"
+            self.schemas[name] = branch
+            refs.append(_ref(name))
+        schema = self._described({"type": "object", "oneOf": refs}, message.full_name)
+        note = (
+            f"One game's structured form ({', '.join(f'`{f.json_name}`' for f in forms)}), optionally with "
+            f"`{notation.json_name}` (the two must then agree), or `{notation.json_name}` alone; answers carry "
+            "both."
+        )
+        schema["description"] = "\n\n".join([schema.get("description", ""), note]).strip()
         return schema
 
     def enum(self, enum: descriptor.EnumDescriptor) -> dict[str, str]:
@@ -198,6 +319,16 @@ class _Builder:
             schema = {"type": "array", "items": self.single(field)}
         else:
             schema = self.single(field)
+        if field.is_repeated:
+            schema.update({k: v for k, v in FIELD_SCHEMAS.get(field.full_name, {}).items() if k in _ARRAY_KEYWORDS})
+            if field.full_name in FIELD_SCHEMAS and schema["items"].keys().isdisjoint({"$ref"}):
+                schema["items"].update(
+                    {k: v for k, v in FIELD_SCHEMAS[field.full_name].items() if k not in _ARRAY_KEYWORDS}
+                )
+        else:
+            schema.update(FIELD_SCHEMAS.get(field.full_name, {}))
+        if field_behavior_pb2.OUTPUT_ONLY in behaviors(field):
+            schema["readOnly"] = True
         text = self.comments.get(field.full_name)
         return {**schema, "description": text} if text else schema  # 3.1 allows siblings of $ref
 
@@ -207,6 +338,19 @@ class _Builder:
         if field.type == _FD.TYPE_ENUM:
             return self.enum(field.enum_type)
         return dict(_SCALARS[field.type])
+
+
+def _reachable(roots: list[descriptor.Descriptor]) -> frozenset[str]:
+    """The full names of the messages ``roots`` use, themselves included."""
+    seen: set[str] = set()
+    stack = list(roots)
+    while stack:
+        message = stack.pop()
+        if message.full_name in seen:
+            continue
+        seen.add(message.full_name)
+        stack.extend(f.message_type for f in message.fields if f.type == _FD.TYPE_MESSAGE)
+    return frozenset(seen)
 
 
 def _path_and_parameters(template: str) -> tuple[str, list[str]]:
@@ -234,25 +378,107 @@ def _parameter(field: str, template: str) -> dict[str, Any]:
     description = f"The `{field}` of the request (bound from the path `{template}`)."
     if "games/*" in template:
         # The registry is the list of games this build serves (ListGames answers the same).
-        schema = {"type": "string", "enum": sorted(GAMES)}
+        schema = {"type": "string", "enum": game_ids()}
         description = "The game id (the `games/{id}` resource name without its prefix)."
     return {"name": field, "in": "path", "required": True, "schema": schema, "description": description}
 
 
-def openapi_document() -> dict[str, Any]:
-    """The OpenAPI 3.1 document of every HTTP rule of the GameRules service."""
+# The answers an operation may give besides 200: grpc-gateway v2's HTTP status for each gRPC code the service
+# sends (service/api/errors.py), every body a google.rpc.Status. docs/api.md explains each.
+_ERRORS: dict[str, tuple[str, str]] = {
+    "400": (
+        "BadRequest",
+        "INVALID_ARGUMENT: malformed input (a missing REQUIRED field, bad JSON, a notation or structured form "
+        "the game does not accept, an option out of range), with a `BadRequest` naming the field; or "
+        "FAILED_PRECONDITION: a well-formed move the position does not allow, or any move once the game is "
+        "over, with a `PreconditionFailure` about it. The `ErrorInfo` reason says which.",
+    ),
+    "401": ("Unauthenticated", "UNAUTHENTICATED: API keys are configured and the call presented none that is valid."),
+    "404": ("NotFound", "NOT_FOUND: no game with that id (`UNKNOWN_GAME`), or no such path."),
+    "429": (
+        "TooManyRequests",
+        "RESOURCE_EXHAUSTED: every best-move search slot and queue place is taken (`OVERLOADED`). Retry after "
+        "the seconds in the `Retry-After` header.",
+    ),
+    "500": ("InternalError", "INTERNAL: a failure of the service itself; it has been logged."),
+    "503": ("Unavailable", "UNAVAILABLE: the gateway cannot reach the gRPC server. Nothing ran: retrying is safe."),
+    "504": (
+        "GatewayTimeout",
+        "DEADLINE_EXCEEDED: the call's deadline (the `Grpc-Timeout` header, or the gateway's default) passed "
+        "before the answer. BestMove answers before its deadline with the best move found so far instead.",
+    ),
+}
+_HEADERS: dict[str, dict[str, Any]] = {
+    "401": {
+        "WWW-Authenticate": {
+            "description": "`Bearer`: how to present a key (when the gateway itself checked it).",
+            "schema": {"type": "string"},
+        }
+    },
+    "429": {
+        "Retry-After": {
+            "description": "Seconds to wait before retrying.",
+            "required": True,
+            "schema": {"type": "integer", "minimum": 0},
+        }
+    },
+}
+_SECURITY_SCHEMES = {
+    "bearer": {
+        "type": "http",
+        "scheme": "bearer",
+        "description": "An API key as `Authorization: Bearer KEY` (docs/api.md, keys).",
+    },
+    "apiKey": {
+        "type": "apiKey",
+        "in": "header",
+        "name": "X-Api-Key",
+        "description": "An API key as `X-Api-Key: KEY` (docs/api.md, keys).",
+    },
+}
+
+
+def _error_responses() -> dict[str, Any]:
+    responses = {}
+    for code, (name, text) in _ERRORS.items():
+        response: dict[str, Any] = {"description": text, "content": {"application/json": {"schema": _ref(_STATUS)}}}
+        if code in _HEADERS:
+            response["headers"] = _HEADERS[code]
+        responses[name] = response
+    return responses
+
+
+def _with_examples(operation: dict[str, Any], method: str, path_fields: list[str]) -> None:
+    """The recorded real requests and answers of ``method`` (``service/api/examples.py``), one per game."""
+    recorded = examples.for_method(method)
+    if not recorded:
+        return
+    for parameter in operation.get("parameters", []):
+        parameter["examples"] = {e.name: {"value": e.game} for e in recorded if e.game}
+    if "requestBody" in operation:
+        operation["requestBody"]["content"]["application/json"]["examples"] = {
+            e.name: {"summary": e.summary, "value": e.request} for e in recorded
+        }
+    operation["responses"]["200"]["content"]["application/json"]["examples"] = {
+        e.name: {"summary": e.summary, "value": e.response} for e in recorded
+    }
+
+
+def openapi_document(api_keys: bool = False) -> dict[str, Any]:
+    """The OpenAPI 3.1 document of every HTTP rule of the GameRules service. With ``api_keys`` (the gateway
+    checks keys) every operation needs one; without, a key is optional."""
     comments = _comments()
-    builder = _Builder(comments)
+    rules = [(m, m.GetOptions().Extensions[annotations_pb2.http]) for m in SERVICE.methods]
+    rules = [(m, rule) for m, rule in rules if rule.WhichOneof("pattern") not in (None, "custom")]
+    inputs = _reachable([m.input_type for m, _ in rules])
+    outputs = _reachable([m.output_type for m, _ in rules]) - inputs
+    builder = _Builder(comments, outputs)
     builder.message(status_pb2.Status.DESCRIPTOR)
     for detail in _ERROR_DETAILS:
         builder.message(detail)
-    error = {"$ref": "#/components/responses/Error"}
     paths: dict[str, dict[str, Any]] = {}
-    for method in SERVICE.methods:
-        rule = method.GetOptions().Extensions[annotations_pb2.http]
+    for method, rule in rules:
         verb = rule.WhichOneof("pattern")
-        if verb is None or verb == "custom":
-            continue
         template = getattr(rule, verb)
         path, path_fields = _path_and_parameters(template)
         operation: dict[str, Any] = {
@@ -276,18 +502,23 @@ def openapi_document() -> dict[str, Any]:
                     schema = builder.message(method.input_type)
             else:
                 schema = builder.field(method.input_type.fields_by_name[rule.body])
-            # An empty body is the empty message: the gateway accepts it.
-            operation["requestBody"] = {"required": False, "content": {"application/json": {"schema": schema}}}
+            # An empty body is the empty message: the gateway accepts it unless the message has REQUIRED fields.
+            required = any(
+                field_behavior_pb2.REQUIRED in behaviors(field) and field.name not in path_fields
+                for field in method.input_type.fields
+            )
+            operation["requestBody"] = {"required": required, "content": {"application/json": {"schema": schema}}}
         if rule.response_body:
             answer = builder.field(method.output_type.fields_by_name[rule.response_body])
         else:
             answer = builder.message(method.output_type)
         operation["responses"] = {
             "200": {"description": "OK", "content": {"application/json": {"schema": answer}}},
-            "4XX": error,
-            "5XX": error,
+            **{code: {"$ref": f"#/components/responses/{name}"} for code, (name, _) in _ERRORS.items()},
         }
+        _with_examples(operation, method.name, path_fields)
         paths.setdefault(path, {})[verb] = operation
+    keys: list[dict[str, list[str]]] = [{name: []} for name in _SECURITY_SCHEMES]
     return {
         "openapi": OPENAPI_VERSION,
         "info": {
@@ -297,29 +528,34 @@ def openapi_document() -> dict[str, Any]:
                 (comments.get(SERVICE.full_name, "") + "\n\n").lstrip()
                 + "Generated from the protos (package `gamerules.v1`): the JSON is the proto3 JSON mapping. "
                 "A `Grpc-Timeout` header (`500m`, `2S`) sets the call's deadline; 429 answers carry "
-                "`Retry-After`."
+                "`Retry-After`. docs/api.md is the guide to the API; docs/games/<game-id>.md describes each game."
             ),
         },
+        "servers": [
+            {"url": "/", "description": "The gateway serving this document."},
+            {
+                "url": "http://{host}:{port}",
+                "description": "A gateway by address (`make run` serves localhost:8080).",
+                "variables": {"host": {"default": "localhost"}, "port": {"default": "8080"}},
+            },
+        ],
+        "security": keys if api_keys else [{}, *keys],
         "tags": [{"name": SERVICE.name, "description": f"The {SERVICE.full_name} service."}],
         "paths": paths,
         "components": {
             "schemas": dict(sorted(builder.schemas.items())),
-            "responses": {
-                "Error": {
-                    "description": "The error as a google.rpc.Status (grpc-gateway v2's HTTP status for its code).",
-                    "content": {"application/json": {"schema": _ref(_STATUS)}},
-                }
-            },
+            "responses": _error_responses(),
+            "securitySchemes": _SECURITY_SCHEMES,
         },
     }
 
 
 @functools.cache
-def openapi_json() -> str:
+def openapi_json(api_keys: bool = False) -> str:
     """The document as JSON text, built once per process."""
-    return json.dumps(openapi_document(), indent=1, sort_keys=False)
+    return json.dumps(openapi_document(api_keys), indent=1, sort_keys=False)
 
 
-def serve_openapi() -> Response:
+def serve_openapi(api_keys: bool = False) -> Response:
     """The ``/openapi.json`` view."""
-    return Response(openapi_json(), mimetype="application/json")
+    return Response(openapi_json(api_keys), mimetype="application/json")

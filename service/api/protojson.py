@@ -108,3 +108,8 @@ def _make_plan(descriptor: Descriptor, proto_names: bool) -> _Plan | None:
         if repeated or not field.has_presence:
             defaults.append((name, None if repeated else field.default_value, repeated))
     return tuple(defaults), fields
+
+
+def snake_case(name: str) -> str:
+    """A JSON field name as the proto field it stands for (``pieLines`` -> ``pie_lines``)."""
+    return "".join("_" + c.lower() if c.isupper() else c for c in name)

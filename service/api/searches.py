@@ -35,7 +35,9 @@ from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 from typing import Any
 
-from service.games import GAMES, base
+from service import core
+from service.engines import GAMES
+from service.levels import LEVELS, play_level
 
 _log = logging.getLogger(__name__)
 
@@ -72,7 +74,7 @@ class SearchJob:
     game: str
     notation: str
     level: str | None
-    limits: base.Limits | None
+    limits: core.Limits | None
     seed: int
     top_n: int
     end: float  # time.monotonic() at which the search must have answered (the clock is the host's)
@@ -95,7 +97,7 @@ class SearchPool:
         self._executor: futures.Executor | None = None
         self._cancelled: Any = None  # process mode: one shared byte per ticket, set when its caller went away
 
-    def run(self, job: SearchJob, is_active: Callable[[], bool]) -> base.SearchResult:
+    def run(self, job: SearchJob, is_active: Callable[[], bool]) -> core.SearchResult:
         """The search's result; Overloaded when there is no slot in time; the engine's RulesError as raised."""
         if not self._admitted.acquire(blocking=False):
             raise Overloaded("too many best-move searches in progress and waiting")
@@ -124,7 +126,7 @@ class SearchPool:
 
     # --- the two modes ---------------------------------------------------------------------------------
 
-    def _search(self, job: SearchJob, ticket: int, is_active: Callable[[], bool]) -> base.SearchResult:
+    def _search(self, job: SearchJob, ticket: int, is_active: Callable[[], bool]) -> core.SearchResult:
         if self.mode == "thread":
             stop = CallStop(is_active, job.end, job.reason)
             return self._started().submit(_search, job, stop).result()
@@ -205,10 +207,9 @@ class CallStop:
         return self.reason if time.monotonic() >= self.end else ""
 
 
-def _search(job: SearchJob, stop: base.StopSignal) -> base.SearchResult:
-    game = GAMES[job.game]
-    position = game.parse_position(job.notation)
-    return game.best_move(position, job.level, job.limits, job.seed, job.top_n, stop)
+def _search(job: SearchJob, stop: core.StopSignal) -> core.SearchResult:
+    position = GAMES[job.game].parse_position(job.notation)
+    return play_level(LEVELS[job.game], position, job.level, job.limits, job.seed, job.top_n, stop)
 
 
 # --- inside a search process ---------------------------------------------------------------------------
@@ -226,18 +227,18 @@ def _init_child(cancelled: Any, nice: int) -> None:
 class _Failure:
     """An engine error, carried back from a search process whole (an exception pickles its message only)."""
 
-    kind: type[base.RulesError]
+    kind: type[core.RulesError]
     message: str
     field: str
 
-    def error(self) -> base.RulesError:
+    def error(self) -> core.RulesError:
         return self.kind(self.message, self.field)
 
 
-def _search_in_child(job: SearchJob, ticket: int) -> base.SearchResult | _Failure:
+def _search_in_child(job: SearchJob, ticket: int) -> core.SearchResult | _Failure:
     cancelled = _child_cancelled
     stop = CallStop(lambda: not cancelled[ticket], job.end, job.reason)
     try:
         return _search(job, stop)
-    except base.RulesError as error:
+    except core.RulesError as error:
         return _Failure(type(error), error.message, error.field)

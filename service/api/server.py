@@ -41,9 +41,11 @@ from gamerules.v1 import gamerules_pb2_grpc as pb_grpc
 from service.api import auth, logs, multiproc, searches
 from service.api.calls import ObservingInterceptor
 from service.api.servicer import GameRulesServicer, ServiceConfig
-from service.games import GAMES
+from service.levels import LEVELS
 
 _log = logging.getLogger(__name__)
+# Each game's level names: the label values of the best-move metrics.
+LEVEL_NAMES = {game_id: [level.name for level in levels.levels] for game_id, levels in LEVELS.items()}
 
 SERVICE = pb.DESCRIPTOR.services_by_name["GameRules"]
 SERVICE_NAME = SERVICE.full_name
@@ -138,7 +140,7 @@ def create_server(
         maximum_concurrent_rpcs=config.max_concurrent_rpcs,
     )
     if servicer is None:
-        servicer = GameRulesServicer(config=config.service, observe_search=metrics.SearchMetrics(GAMES))
+        servicer = GameRulesServicer(config=config.service, observe_search=metrics.SearchMetrics(LEVEL_NAMES))
     pb_grpc.add_GameRulesServicer_to_server(servicer, server)
     health_servicer = health.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)

@@ -20,22 +20,32 @@ from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 import grpc
+from google.protobuf.message import Message
 from grpc_status import rpc_status
 
 from gamerules.v1 import gamerules_pb2 as pb
 from gamerules.v1 import gamerules_pb2_grpc as pb_grpc
+from service import core
 from service.api import codec, searches
 from service.api.errors import ApiError, from_rules_error, invalid, overloaded, unknown_game
-from service.games import GAMES, base
-from service.games.base import Game
+from service.api.limits import (
+    DEFAULT_PAGE_SIZE,
+    MAX_BATCH,
+    MAX_LEVEL_CHARS,
+    MAX_MOVES_PER_CALL,
+    MAX_PAGE_SIZE,
+    MAX_PAGE_TOKEN_CHARS,
+    MAX_SEED_CHARS,
+    MAX_TOP_N,
+)
+from service.api.required import check_required
+from service.core.contract import Game
+from service.core.seeds import seeded_int
+from service.engines import GAMES
+from service.levels import LEVELS, GameLevels
 
 _log = logging.getLogger(__name__)
 
-DEFAULT_PAGE_SIZE = 100
-MAX_PAGE_SIZE = 1000
-MAX_MOVES_PER_CALL = 4096
-MAX_BATCH = 100
-MAX_TOP_N = 64
 _FIELD_LIMIT = 2**31 - 1
 
 
@@ -58,18 +68,20 @@ class ServiceConfig:
 
 
 # Called with (game id, level, result) after every search; the metrics module hooks in here.
-SearchObserver = Callable[[str, str, base.SearchResult], None]
+SearchObserver = Callable[[str, str, core.SearchResult], None]
 
 _Request = TypeVar("_Request")
 _Response = TypeVar("_Response")
 
 
 def _rpc(method: Callable[[Any, _Request, grpc.ServicerContext], _Response]) -> Callable[..., _Response]:
-    """Turn ApiError into a Status answer and any other exception into a logged INTERNAL."""
+    """Check the request's REQUIRED fields, then turn ApiError into a Status answer and any other exception
+    into a logged INTERNAL."""
 
     @functools.wraps(method)
     def wrapper(self: Any, request: _Request, context: grpc.ServicerContext) -> _Response:
         try:
+            self._check(request)
             return method(self, request, context)
         except ApiError as error:
             context.abort_with_status(rpc_status.to_status(error.to_status()))
@@ -87,15 +99,17 @@ class GameRulesServicer(pb_grpc.GameRulesServicer):
         games: Mapping[str, Game] = GAMES,
         config: ServiceConfig | None = None,
         observe_search: SearchObserver | None = None,
+        levels: Mapping[str, GameLevels] = LEVELS,
     ) -> None:
         self._games = games
+        self._levels = levels
         self._config = config or ServiceConfig()
         self._searches = searches.SearchPool(
             self._config.search_slots, self._config.search_queue, self._config.search_mode
         )
         self._observe_search = observe_search
         # Descriptions never change while the process runs: encode them once.
-        self._described = {game_id: codec.encode_game(game) for game_id, game in games.items()}
+        self._described = {game_id: codec.encode_game(game, levels[game_id]) for game_id, game in games.items()}
 
     def start_searches(self) -> None:
         """Start the search processes or threads now, not on the first BestMove."""
@@ -107,6 +121,13 @@ class GameRulesServicer(pb_grpc.GameRulesServicer):
 
     # --- helpers ---------------------------------------------------------------------------------
 
+    def _check(self, request: Message) -> None:
+        """An unknown game first (a wrong path says more than a missing field), then the REQUIRED fields."""
+        for name in ("game", "name"):
+            if name in request.DESCRIPTOR.fields_by_name and getattr(request, name):
+                self._game(getattr(request, name), name)
+        check_required(request)
+
     def _game(self, name: str, field: str = "game") -> Game:
         if not name:
             raise invalid(field, "the game is required, e.g. 'games/reversi'")
@@ -115,17 +136,17 @@ class GameRulesServicer(pb_grpc.GameRulesServicer):
             raise unknown_game(name, field)
         return game
 
-    def _token(self, position: base.Position, offset: int) -> str:
+    def _token(self, position: core.Position, offset: int) -> str:
         mac = hmac.new(self._config.page_token_key, f"{offset}|{position.to_notation()}".encode(), hashlib.sha256)
         raw = offset.to_bytes(8, "big") + mac.digest()[:12]
         return base64.urlsafe_b64encode(raw).decode().rstrip("=")
 
-    def _offset(self, position: base.Position, token: str) -> int:
+    def _offset(self, position: core.Position, token: str) -> int:
         """The offset a page token stands for; the token must have been made for this very position."""
         if not token:
             return 0
         bad = invalid("page_token", "not a page token of this position's listing", "INVALID_PAGE_TOKEN")
-        if len(token) > 64:
+        if len(token) > MAX_PAGE_TOKEN_CHARS:
             raise bad
         try:
             raw = base64.urlsafe_b64decode(token + "=" * (-len(token) % 4))
@@ -152,14 +173,14 @@ class GameRulesServicer(pb_grpc.GameRulesServicer):
     @_rpc
     def NewGame(self, request: pb.NewGameRequest, context: grpc.ServicerContext) -> pb.NewGameResponse:
         game = self._game(request.game)
-        if len(request.seed) > 1024:
-            raise invalid("seed", f"is {len(request.seed)} characters long; at most 1024")
+        if len(request.seed) > MAX_SEED_CHARS:
+            raise invalid("seed", f"is {len(request.seed)} characters long; at most {MAX_SEED_CHARS}")
         options = codec.decode_options(game, request.options)
         # No seed means "a new game", not "the same game every time": pick one and say which.
         seed = request.seed or secrets.token_hex(8)
         try:
             position = game.new_position(options, seed)
-        except base.RulesError as error:
+        except core.RulesError as error:
             raise from_rules_error(error, "options") from None
         response = pb.NewGameResponse(position=codec.encode_position(game, position), seed=seed)
         if position.to_move:
@@ -188,21 +209,21 @@ class GameRulesServicer(pb_grpc.GameRulesServicer):
             response.to_move = position.to_move
         if offset + len(moves) < total:
             response.next_page_token = self._token(position, offset + len(moves))
-        move_space = getattr(position, "move_space", None)
+        move_space = position.move_space()
         if move_space is not None:
-            for group in move_space():
+            for group in move_space:
                 response.move_space.add(
                     label=group.label, cells=group.cells, min_count=group.min_count, max_count=group.max_count
                 )
         return response
 
     def _apply(
-        self, game: Game, position: base.Position, message: pb.Move, field: str
-    ) -> tuple[base.Position, pb.ApplyMoveResponse]:
+        self, game: Game, position: core.Position, message: pb.Move, field: str
+    ) -> tuple[core.Position, pb.ApplyMoveResponse]:
         move = codec.decode_move(game, position, message, field)
         try:
             after, events = position.apply(move)
-        except base.RulesError as error:
+        except core.RulesError as error:
             raise from_rules_error(error, field) from None
         step = pb.ApplyMoveResponse(
             position=codec.encode_position(game, after),
@@ -239,7 +260,7 @@ class GameRulesServicer(pb_grpc.GameRulesServicer):
             response.to_move = current.to_move
         return response
 
-    def _score(self, game: Game, position: base.Position) -> pb.ScoreResponse:
+    def _score(self, game: Game, position: core.Position) -> pb.ScoreResponse:
         outcome = position.outcome()
         response = pb.ScoreResponse(
             scores=list(position.scores()),
@@ -253,10 +274,10 @@ class GameRulesServicer(pb_grpc.GameRulesServicer):
                 response.winner = outcome.winner
         if position.to_move:
             response.to_move = position.to_move
-        group_sizes = getattr(position, "group_sizes", None)
-        if group_sizes is not None:
-            for seat in (1, 2):
-                response.group_sizes.add(seat=seat, sizes=group_sizes(seat))
+        for seat in (1, 2):
+            sizes = position.group_sizes(seat)
+            if sizes is not None:
+                response.group_sizes.add(seat=seat, sizes=sizes)
         return response
 
     @_rpc
@@ -281,15 +302,15 @@ class GameRulesServicer(pb_grpc.GameRulesServicer):
         game = self._game(request.game)
         position = codec.decode_position(game, request.position)
         limits = _decode_limits(request.limits, self._config.max_think_ms)
-        if request.top_n < 0:
-            raise invalid("top_n", f"must not be negative, got {request.top_n}")
-        top_n = min(max(request.top_n, 1), MAX_TOP_N)
-        if len(request.seed) > 1024:
-            raise invalid("seed", f"is {len(request.seed)} characters long; at most 1024")
-        if len(request.level) > 64:
+        if not 0 <= request.top_n <= MAX_TOP_N:
+            raise invalid("top_n", f"must be 0 (one move) to {MAX_TOP_N}, got {request.top_n}")
+        top_n = max(request.top_n, 1)
+        if len(request.seed) > MAX_SEED_CHARS:
+            raise invalid("seed", f"is {len(request.seed)} characters long; at most {MAX_SEED_CHARS}")
+        if len(request.level) > MAX_LEVEL_CHARS:
             raise invalid("level", "is longer than any level name", "UNKNOWN_LEVEL")
         if position.outcome() is not None:
-            raise from_rules_error(base.GameOverError("the game is over: there is no move to choose"), "position")
+            raise from_rules_error(core.GameOverError("the game is over: there is no move to choose"), "position")
 
         # The search must end in time for its answer to reach the caller before the deadline, and never
         # later than the server's cap; waiting for a slot counts against the same time.
@@ -308,7 +329,7 @@ class GameRulesServicer(pb_grpc.GameRulesServicer):
             position.to_notation(),
             request.level or None,
             limits,
-            base.seeded_int(request.seed),
+            seeded_int(request.seed),
             top_n,
             time.monotonic() + max(budget_s, 0.0),
             reason,
@@ -319,11 +340,11 @@ class GameRulesServicer(pb_grpc.GameRulesServicer):
             raise overloaded(f"{error}; retry shortly") from None
         except searches.SearchLost as error:
             raise ApiError(grpc.StatusCode.UNAVAILABLE, "SEARCH_LOST", f"{error}; retry") from None
-        except base.UnknownLevel as error:
+        except core.UnknownLevel as error:
             raise from_rules_error(error, "level", text=True) from None
-        except base.RulesError as error:
+        except core.RulesError as error:
             raise from_rules_error(error, "position") from None
-        level = request.level or game.default_level
+        level = request.level or self._levels[game.id].default
         if self._observe_search is not None:
             self._observe_search(game.id, level, result)
         if not context.is_active():
@@ -347,13 +368,13 @@ class GameRulesServicer(pb_grpc.GameRulesServicer):
         )
 
 
-def _decode_limits(message: pb.SearchLimits, max_think_ms: int) -> base.Limits | None:
+def _decode_limits(message: pb.SearchLimits, max_think_ms: int) -> core.Limits | None:
     for name in ("max_time_ms", "max_depth", "max_nodes"):
         if getattr(message, name) < 0:
             raise invalid(f"limits.{name}", f"must not be negative, got {getattr(message, name)}")
     if not (message.max_time_ms or message.max_depth or message.max_nodes):
         return None
-    return base.Limits(
+    return core.Limits(
         max_time_ms=min(message.max_time_ms, max_think_ms) if message.max_time_ms else None,
         max_depth=message.max_depth or None,
         max_nodes=message.max_nodes or None,

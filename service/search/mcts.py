@@ -1,6 +1,6 @@
 """UCT Monte Carlo tree search, for games whose branching defeats alpha-beta (Strands).
 
-Game rules are in ``shared/spec/rules.md``; this module only knows the search hooks of ``base.Position``.
+It knows only the engine contract's search members (``service/core/contract.py``).
 
 - Selection by UCB1 on win rates (win 1, draw ½, loss 0, judged by the sign of ``final_value``), from the
   point of view of the seat that made the move into each node, so seats that move twice in a row need no
@@ -25,8 +25,10 @@ import random
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from service.games.base import GameOverError, Limits, Move, ScoredMove, SearchResult, StopSignal
-from service.search.levels import Deadline, never, static_value
+from service.core.errors import GameOverError
+from service.core.values import Limits, Move, ScoredMove, SearchResult, StopSignal
+from service.search.deadline import Deadline, never
+from service.search.greedy import static_value
 
 DEFAULT_ITERATIONS = 1000
 EXPLORATION = 0.7  # UCB1 constant for rewards in [0, 1]
@@ -75,77 +77,97 @@ def mcts(
         limits = Limits(max_nodes=DEFAULT_ITERATIONS)
     rng = rng or random.Random(0)
     deadline = Deadline(limits, stop)
-    expired = deadline.expired
-    rand = rng.random
-    log = math.log
-    sqrt = math.sqrt
-
     root = _Node(position, None, 0)
     root.moves = position.search_moves()
     if not root.moves:
         raise GameOverError("the position has no moves to search", "position")
     iterations = 0
     max_depth = 0
-    stopped = False
-    while not expired(iterations):
-        node = root
-        path = [root]
-        # Selection and expansion.
-        while node.position.to_move != 0:
-            moves = node.moves
-            if moves is None:
-                moves = node.moves = node.position.search_moves()
-            children = node.children
-            opened = len(children)
-            allowed = len(moves)
-            if widening is not None:
-                allowed = min(allowed, max(1, math.ceil(widening * sqrt(node.visits))))
-            if opened < allowed:
-                move = moves[opened]
-                child = _Node(node.position.play(move), move, node.position.to_move)
-                children.append(child)
-                path.append(child)
-                node = child
-                break
-            scale = exploration * sqrt(log(node.visits))
-            best = children[0]
-            best_u = -math.inf
-            for c in children:
-                u = c.wins / c.visits + scale / sqrt(c.visits)
-                if u > best_u:
-                    best_u = u
-                    best = c
-            node = best
-            path.append(node)
-        if len(path) - 1 > max_depth:
-            max_depth = len(path) - 1
-        # Playout.
-        p = node.position
-        while p.to_move != 0:
-            if expired(iterations):
-                stopped = True
-                break
-            if rollout is None:
-                ms = p.search_moves()
-                p = p.play(ms[int(rand() * len(ms))])
-            else:
-                p = p.play(rollout(p, rng))
-        if stopped:
+    while not deadline.expired(iterations):
+        path = _select(root, exploration, widening)
+        max_depth = max(max_depth, len(path) - 1)
+        end = _playout(path[-1].position, deadline, iterations, rng, rollout)
+        if end is None:  # the deadline fired during the playout: the iteration does not count
             break
-        f1 = float(p.final_value(1))
-        f2 = float(p.final_value(2))
-        margins = (0.0, f1, f2)
-        rewards = (0.0, 1.0 if f1 > 0 else 0.0 if f1 < 0 else 0.5, 1.0 if f2 > 0 else 0.0 if f2 < 0 else 0.5)
-        root.visits += 1
-        for n in path[1:]:
-            n.visits += 1
-            n.wins += rewards[n.mover]
-            n.margin += margins[n.mover]
+        _back_up(root, path, end)
         iterations += 1
+    return _answer(position, root, seat, top_n, iterations, max_depth, deadline.reason)
 
-    reason = deadline.reason
+
+def _select(root: _Node, exploration: float, widening: float | None) -> list[_Node]:
+    """Selection and expansion: the path from the root down the UCB1 choices to a new node (or an end)."""
+    node = root
+    path = [root]
+    sqrt = math.sqrt
+    while node.position.to_move != 0:
+        moves = node.moves
+        if moves is None:
+            moves = node.moves = node.position.search_moves()
+        children = node.children
+        opened = len(children)
+        allowed = len(moves)
+        if widening is not None:
+            allowed = min(allowed, max(1, math.ceil(widening * sqrt(node.visits))))
+        if opened < allowed:
+            move = moves[opened]
+            child = _Node(node.position.play(move), move, node.position.to_move)
+            children.append(child)
+            path.append(child)
+            return path
+        scale = exploration * sqrt(math.log(node.visits))
+        best = children[0]
+        best_u = -math.inf
+        for c in children:
+            u = c.wins / c.visits + scale / sqrt(c.visits)
+            if u > best_u:
+                best_u = u
+                best = c
+        node = best
+        path.append(node)
+    return path
+
+
+def _playout(
+    p: Any,
+    deadline: Deadline,
+    iterations: int,
+    rng: random.Random,
+    rollout: Callable[[Any, random.Random], Move] | None,
+) -> Any | None:
+    """The finished position a playout from ``p`` reaches, or None once the deadline fires."""
+    rand = rng.random
+    expired = deadline.expired
+    while p.to_move != 0:
+        if expired(iterations):
+            return None
+        if rollout is None:
+            ms = p.search_moves()
+            p = p.play(ms[int(rand() * len(ms))])
+        else:
+            p = p.play(rollout(p, rng))
+    return p
+
+
+def _back_up(root: _Node, path: list[_Node], end: Any) -> None:
+    """Add the playout's result to every node of the path, from each mover's point of view."""
+    f1 = float(end.final_value(1))
+    f2 = float(end.final_value(2))
+    margins = (0.0, f1, f2)
+    rewards = (0.0, 1.0 if f1 > 0 else 0.0 if f1 < 0 else 0.5, 1.0 if f2 > 0 else 0.0 if f2 < 0 else 0.5)
+    root.visits += 1
+    for n in path[1:]:
+        n.visits += 1
+        n.wins += rewards[n.mover]
+        n.margin += margins[n.mover]
+
+
+def _answer(
+    position: Any, root: _Node, seat: int, top_n: int, iterations: int, max_depth: int, reason: str
+) -> SearchResult:
+    """The most visited root move, its mean margin, the line along the most visited children."""
     ranked = sorted(root.children, key=_rank, reverse=True)  # stable: the engine's order breaks full ties
     if not ranked or ranked[0].visits == 0:
+        assert root.moves is not None
         move = root.moves[0]
         value = static_value(position, move, seat)
         ended = position.play(move).to_move == 0

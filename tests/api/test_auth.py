@@ -186,6 +186,8 @@ def test_gateway_needs_a_key_and_passes_it_on(keyed_server, monkeypatch):
     assert answer.status_code == 200
     for open_path in ("/healthz", "/readyz", "/metrics"):
         assert client.get(open_path).status_code == 200, open_path
+    # The OpenAPI document (open too) says every call needs a key; without keys a key is optional.
+    assert client.get("/openapi.json").json["security"] == [{"bearer": []}, {"apiKey": []}]
 
 
 def test_gateway_reaches_a_mutual_tls_backend(pki, monkeypatch):

@@ -26,7 +26,8 @@ from gamerules.v1 import gamerules_pb2_grpc as pb_grpc
 from service.api import codec
 from service.api.server import SERVICE, ServerConfig, create_server
 from service.api.servicer import ServiceConfig
-from service.games import GAMES, default_options
+from service.engines import GAMES
+from service.levels import LEVELS as GAME_LEVELS
 
 ACCEPTABLE = {
     grpc.StatusCode.INVALID_ARGUMENT,
@@ -52,7 +53,7 @@ def _samples() -> list[Sample]:
     samples = []
     for game in GAMES.values():
         for _ in range(4):
-            position = game.new_position(default_options(game), str(rng.random()))
+            position = game.new_position(game.default_options(), str(rng.random()))
             for _ in range(rng.randrange(12)):
                 legal = position.legal_moves_page(0, 50)
                 if position.outcome() is not None or not legal:
@@ -66,7 +67,7 @@ def _samples() -> list[Sample]:
 SAMPLES = _samples()
 POSITIONS = [sample.position for sample in SAMPLES]
 MOVES = sorted({move for sample in SAMPLES for move in sample.moves})
-LEVELS = sorted({level.name for game in GAMES.values() for level in game.levels})
+LEVELS = sorted({level.name for levels in GAME_LEVELS.values() for level in levels.levels})
 GAME_IDS = sorted(GAMES)
 HUGE = ["9" * 100_000, "." * 60_000, "\x00" * 5_000, "é" * 30_000, "a1-" * 20_000]
 
@@ -211,7 +212,7 @@ def _coherent(draw: st.DrawFn, method: descriptor.MethodDescriptor) -> Message:
     if "moves" in fields:
         request.moves.extend(pb.Move(notation=move) for move in draw(st.lists(moves, max_size=3)))
     if "level" in fields:
-        game_levels = [level.name for level in GAMES[sample.game].levels]
+        game_levels = [level.name for level in GAME_LEVELS[sample.game].levels]
         request.level = draw(st.sampled_from(["", *game_levels]) | texts)
     if "limits" in fields and draw(st.booleans()):
         small = st.integers(-1, 6)

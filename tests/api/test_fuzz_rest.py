@@ -1,7 +1,11 @@
-"""schemathesis against the gateway's own OpenAPI document (``/openapi.json``, generated from the protos):
-requests that follow the schema and requests that break it, for every operation, through a real
-gateway in front of a real gRPC server. The only acceptable answers are a success or a 4xx whose body is a
-``google.rpc.Status`` with an ErrorInfo — never a 5xx, never a body of another shape."""
+"""schemathesis against the gateway's own OpenAPI document (``/openapi.json``, generated from the protos): every
+phase (the document's recorded examples, the coverage phase's boundary cases, fuzzing, stateful sequences)
+with every check schemathesis has (server errors, status codes, headers and bodies against the document,
+schema-invalid requests refused, schema-valid ones accepted...), through a real gateway in front of a real gRPC
+server, with the settings of ``schemathesis.toml``. On top: an error is always a ``google.rpc.Status`` with an
+ErrorInfo, and a request the document calls valid is refused only by a game's rules (the document cannot know
+that a notation belongs to another game), never as malformed.
+"""
 
 from __future__ import annotations
 
@@ -9,16 +13,35 @@ import json
 import os
 import subprocess
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 import schemathesis
 from hypothesis import HealthCheck, settings
+from schemathesis.config import SchemathesisConfig
 
 from service.api.errors import HTTP_STATUS
 from service.api.openapi import openapi_document
 from service.api.server import ServerConfig, create_server
 from service.api.servicer import ServiceConfig
 from tests.api.conftest import QUIET, free_port, gateway_command, http, wait_http
+
+ROOT = Path(__file__).resolve().parents[2]
+# The reasons of a game's rules: a schema-valid request may break one. Any other 400 (INVALID_JSON, a REQUIRED
+# field reported missing, INVALID_ARGUMENT) answering a schema-valid request means the document and the
+# service disagree.
+RULES_REASONS = frozenset(
+    {
+        "INVALID_NOTATION",
+        "INVALID_POSITION",
+        "INVALID_MOVE",
+        "INVALID_OPTION",
+        "ILLEGAL_MOVE",
+        "GAME_OVER",
+        "UNKNOWN_LEVEL",
+        "INVALID_PAGE_TOKEN",
+    }
+)
 
 
 @pytest.fixture(scope="module")
@@ -42,10 +65,10 @@ def fuzzed_gateway() -> Iterator[str]:
 
 # The document the gateway serves at /openapi.json (checked below), loaded when the tests are collected: the
 # lazy loading from a fixture (schemathesis.pytest.from_fixture) does not work with this pytest version.
-schema = schemathesis.openapi.from_dict(openapi_document())
-# The coverage phase (every boundary case the schema defines) alone takes a minute on two cores: the fuzzing
-# phase's positive and negative examples keep the suite within its time.
-schema.config.phases.update(phases=["examples", "fuzzing"])
+schema = schemathesis.openapi.from_dict(
+    openapi_document(), config=SchemathesisConfig.from_path(ROOT / "schemathesis.toml")
+)
+schema.config.phases.update(phases=["examples", "coverage", "fuzzing", "stateful"])
 
 
 def test_the_fuzzed_document_is_the_served_one(fuzzed_gateway):
@@ -53,8 +76,15 @@ def test_the_fuzzed_document_is_the_served_one(fuzzed_gateway):
     assert status == 200 and served == json.loads(json.dumps(openapi_document()))
 
 
+def _reason(body: dict) -> str:
+    infos = [d for d in body.get("details", []) if d.get("@type", "").endswith("google.rpc.ErrorInfo")]
+    assert len(infos) == 1 and infos[0]["domain"] == "gamerules.v1" and infos[0]["reason"], body
+    return infos[0]["reason"]
+
+
+@schemathesis.check
 def success_or_a_client_error_with_a_status(ctx, response, case) -> None:
-    """The brief's rule for every answer."""
+    """The brief's rule for every answer, and the only 400 a schema-valid request may get."""
     code = response.status_code
     if 200 <= code < 300:
         return
@@ -64,8 +94,9 @@ def success_or_a_client_error_with_a_status(ctx, response, case) -> None:
     # grpc-gateway's mapping, but for a verb a path does not take: 405 with UNIMPLEMENTED, as grpc-gateway v2.
     assert HTTP_STATUS[body["code"]] == code or (code, body["code"]) == (405, 12), body
     assert isinstance(body.get("message"), str) and body["message"], body
-    infos = [d for d in body.get("details", []) if d.get("@type", "").endswith("google.rpc.ErrorInfo")]
-    assert len(infos) == 1 and infos[0]["domain"] == "gamerules.v1" and infos[0]["reason"], body
+    reason = _reason(body)
+    if case.meta is not None and case.meta.generation.mode.is_positive and code == 400:
+        assert reason in RULES_REASONS, f"a schema-valid request refused as malformed: {body}"
 
 
 @schema.parametrize()
@@ -74,6 +105,7 @@ def success_or_a_client_error_with_a_status(ctx, response, case) -> None:
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much, HealthCheck.data_too_large],
 )
-def test_the_gateway_answers_success_or_a_client_error(case, fuzzed_gateway):
-    response = case.call(base_url=fuzzed_gateway, timeout=30)
-    success_or_a_client_error_with_a_status(None, response, case)
+def test_the_gateway_answers_as_the_document_says(case, fuzzed_gateway):
+    case.call_and_validate(
+        base_url=fuzzed_gateway, timeout=30, additional_checks=[success_or_a_client_error_with_a_status]
+    )

@@ -14,10 +14,10 @@ import pytest
 
 from service.api.gateway import compile_template, parse_error_field
 from service.api.gateway_server import parse_bind
-from service.games import GAMES, default_options
+from service.engines import GAMES
 from tests.api.conftest import QUIET, free_port, gateway_command, http, wait_http
 
-START = GAMES["reversi"].new_position(default_options(GAMES["reversi"]), "").to_notation()
+START = GAMES["reversi"].new_position().to_notation()
 
 
 def reason_of(body: dict) -> str:
@@ -53,7 +53,7 @@ def test_games_and_the_done_when_walkthrough(gateway_url):
 
     status, body, _ = http(gateway_url, "/v1/games/reversi:legalMoves", {"position": {"notation": START}})
     assert status == 200
-    # Board order (row by row from the top), as rules.md orders cells.
+    # Board order (row by row from the top), as the games' docs order cells.
     assert [m["notation"] for m in body["moves"]] == ["d3", "c4", "f5", "e6"]
     assert body["toMove"] == 1 and body["gameOver"] is False and body["totalSize"] == 4
     assert body["nextPageToken"] == ""
@@ -102,6 +102,20 @@ def test_best_move_over_http(gateway_url):
         ("/v1/games/chess", None, 404, "UNKNOWN_GAME", None),
         ("/v1/nothing/here", None, 404, "NOT_FOUND", None),
         ("/v1/games/reversi:newGame", {"options": {"size": 5}}, 400, "INVALID_OPTION", "options.size"),
+        # null is refused where proto3 JSON would read it as "unset"; inside options it is a value to check.
+        ("/v1/games/reversi:score", {"position": None}, 400, "INVALID_JSON", "position"),
+        ("/v1/games/reversi:applyMoves", {"position": {"notation": START}, "moves": [{"notation": "d3"}, None]},
+         400, "INVALID_JSON", "moves[1]"),
+        ("/v1/games/dots-and-boxes:score", {"position": {"dotsAndBoxes": {"rows": 2, "boxesA": None}}}, 400,
+         "INVALID_JSON", "position.dots_and_boxes.boxes_a"),
+        ("/v1/games/reversi:newGame", {"options": {"size": None}}, 400, "INVALID_OPTION", "options.size"),
+        ("/v1/games/reversi:legalMoves", {"position": {"notation": START}, "pageSize": "5"}, 400, "INVALID_JSON",
+         "page_size"),
+        ("/v1/games/kalah:applyMove", {"position": {"notation": "4,4,4,4,4,4,0/4,4,4,4,4,4,0 1 seeds=4"},
+         "move": {"kalah": {"pit": "3"}}}, 400, "INVALID_JSON", "move.kalah.pit"),
+        ("/v1/games/reversi:score", {}, 400, "INVALID_POSITION", "position"),
+        ("/v1/games/reversi:bestMove", {"position": {"notation": START}, "topN": 65}, 400, "INVALID_ARGUMENT",
+         "top_n"),
         ("/v1/games/reversi:score", b"{" + b'"a":' * 1 + b'"' + b"x" * (2 << 20) + b'"}', 400, "REQUEST_TOO_LARGE",
          "body"),
     ],
@@ -118,6 +132,10 @@ def test_errors_are_status_bodies(gateway_url, path, body, status, reason, field
 def test_method_not_allowed_and_deadline_header(gateway_url):
     status, body, _ = http(gateway_url, "/v1/games/reversi:score", method="GET")
     assert status == 405 and body["code"] == 12  # grpc-gateway v2: 405, UNIMPLEMENTED in the body
+    # OPTIONS (CORS off) is a verb no path takes: 405 with the true Allow.
+    for path, allow in [("/v1/games", "GET"), ("/v1/games/reversi:score", "POST")]:
+        status, body, headers = http(gateway_url, path, method="OPTIONS")
+        assert status == 405 and headers["Allow"] == allow and body["code"] == 12
     status, body, _ = http(gateway_url, "/v1/games", headers={"Grpc-Timeout": "soon"})
     assert status == 400 and reason_of(body) == "INVALID_TIMEOUT"
     request = {"position": {"notation": START}, "limits": {"maxDepth": 60}}

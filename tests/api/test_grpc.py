@@ -12,9 +12,9 @@ from grpc_status import rpc_status
 
 from gamerules.v1 import gamerules_pb2 as pb
 from gamerules.v1 import kalah_pb2, reversi_pb2
-from service.games import GAMES, default_options
+from service.engines import GAMES
 
-START = GAMES["reversi"].new_position(default_options(GAMES["reversi"]), "").to_notation()
+START = GAMES["reversi"].new_position().to_notation()
 
 
 def details(error: grpc.RpcError) -> tuple[str, list[str]]:

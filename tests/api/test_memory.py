@@ -19,17 +19,18 @@ import pytest
 
 from gamerules.v1 import gamerules_pb2 as pb
 from gamerules.v1 import gamerules_pb2_grpc as pb_grpc
+from service import core
 from service.api import searches
 from service.api.server import ServerConfig, create_server
 from service.api.servicer import ServiceConfig
-from service.games import GAMES, base, default_options
+from service.engines import GAMES
 
 CALLS = 40
 
 
 def _start(game: str) -> pb.Position:
     engine = GAMES[game]
-    return pb.Position(notation=engine.new_position(default_options(engine), "7").to_notation())
+    return pb.Position(notation=engine.new_position(engine.default_options(), "7").to_notation())
 
 
 def _requests() -> dict[str, list[tuple[str, object]]]:
@@ -146,7 +147,7 @@ def test_undecodable_requests_leave_no_garbage_cycles(target):
 def test_a_search_leaves_no_garbage_cycles(game):
     """The search itself, as a search process runs it (the native tables go with the call)."""
     notation = _start(game).notation
-    job = searches.SearchJob(game, notation, None, base.Limits(max_time_ms=5), 1, 1, time.monotonic() + 60, "time")
+    job = searches.SearchJob(game, notation, None, core.Limits(max_time_ms=5), 1, 1, time.monotonic() + 60, "time")
 
     def search() -> None:
         searches._search(job, lambda: "")

@@ -17,7 +17,7 @@ from prometheus_client.parser import text_string_to_metric_families
 from gamerules.v1 import gamerules_pb2 as pb
 from service.api.metrics import GRPC_CODE_NAMES
 from service.api.server import SERVICE
-from service.games import GAMES
+from service.levels import LEVELS
 from tests.api.conftest import free_port, gateway_command, http, wait_http
 from tests.api.test_serving import ServerProcess, best_move_request, fresh_stub, legal_moves_request, server_process
 
@@ -52,12 +52,12 @@ def test_every_method_has_its_series_before_any_call(server):
             assert value(exposed, "grpc_server_handled_total", **labels, grpc_code=code) == 0
         assert value(exposed, "grpc_server_handling_seconds_count", **labels) == 0
         assert value(exposed, "grpc_server_handling_seconds_bucket", **labels, le="+Inf") == 0
-    for game in GAMES.values():
-        for level in game.levels:
+    for game_id, levels in LEVELS.items():
+        for level in levels.levels:
             for exact in ("true", "false"):
-                assert value(exposed, "gamerules_best_move_total", game=game.id, level=level.name, exact=exact) == 0
+                assert value(exposed, "gamerules_best_move_total", game=game_id, level=level.name, exact=exact) == 0
             for name in ("depth", "nodes", "seconds"):
-                assert value(exposed, f"gamerules_best_move_{name}_count", game=game.id, level=level.name) == 0
+                assert value(exposed, f"gamerules_best_move_{name}_count", game=game_id, level=level.name) == 0
     assert set(GRPC_CODE_NAMES.values()) >= {"OK", "InvalidArgument", "NotFound", "ResourceExhausted", "Canceled"}
 
 
@@ -81,7 +81,7 @@ def test_calls_from_every_worker_are_counted_by_code(server):
     assert value(exposed, "grpc_server_handled_total", **get, grpc_code="NotFound") == 12
     assert value(exposed, "grpc_server_handled_total", **get, grpc_code="OK") == 0
     # BestMove without a level is searched at the game's default level, and labelled so.
-    level = GAMES["reversi"].default_level
+    level = LEVELS["reversi"].default
     assert value(exposed, "gamerules_best_move_total", game="reversi", level=level, exact="false") == 1
     assert value(exposed, "gamerules_best_move_depth_count", game="reversi", level=level) == 1
     assert value(exposed, "gamerules_best_move_depth_sum", game="reversi", level=level) == answer.depth == 2

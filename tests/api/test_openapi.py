@@ -3,21 +3,23 @@ covers every HTTP rule, and real answers of the gateway conform to the schemas i
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import jsonschema
 import pytest
 import referencing
-from google.api import annotations_pb2
+from google.api import annotations_pb2, field_behavior_pb2
 from openapi_spec_validator import validate
 
 from service.api import cors
 from service.api.gateway import create_app
 from service.api.openapi import SERVICE, _path_and_parameters, openapi_document
-from service.games import GAMES, default_options
+from service.api.required import behaviors
+from service.engines import GAMES
 from tests.api.conftest import http
 
-START = GAMES["reversi"].new_position(default_options(GAMES["reversi"]), "").to_notation()
+START = GAMES["reversi"].new_position().to_notation()
 
 
 @pytest.fixture(scope="module")
@@ -39,7 +41,9 @@ def test_every_http_rule_is_a_path_with_its_operation(document):
         path, _ = _path_and_parameters(getattr(rule, verb))
         operation = document["paths"][path][verb]
         assert operation["operationId"] == f"GameRules_{method.name}"
-        assert operation["responses"]["4XX"] == {"$ref": "#/components/responses/Error"}
+        responses = operation["responses"]
+        assert set(responses) == {"200", "400", "401", "404", "429", "500", "503", "504"}  # no 4XX/5XX
+        assert responses["429"] == {"$ref": "#/components/responses/TooManyRequests"}
         assert ("requestBody" in operation) == bool(rule.body)
     assert set(document["paths"]) >= {"/v1/games", "/v1/games/{name}", "/v1/games/{game}:bestMove"}
 
@@ -57,8 +61,8 @@ def test_schemas_follow_the_proto3_json_mapping(document):
     assert set(body) == {"position", "pageSize", "pageToken"}  # `game` is in the path
     assert body["pageSize"]["type"] == "integer" and body["pageSize"]["format"] == "int32"
     assert body["position"]["$ref"] == "#/components/schemas/gamerules.v1.Position"
-    assert "notation" in schemas["gamerules.v1.Position"]["properties"]
-    assert "dotsAndBoxes" in schemas["gamerules.v1.Position"]["properties"]
+    assert schemas["gamerules.v1.Position.notation"]["required"] == ["notation"]
+    assert "dotsAndBoxes" in schemas["gamerules.v1.Position.dotsAndBoxes"]["properties"]
     assert schemas["google.protobuf.Value"].keys() <= {"description"}  # free-form
     assert schemas["google.protobuf.Struct"]["type"] == "object"
     status = schemas["google.rpc.Status"]["properties"]
@@ -114,12 +118,95 @@ def test_real_answers_conform_to_the_document(document, gateway_url):
         _validator(document, _response_ref(document, template, verb, "200")).validate(answer)
     status, answer, _ = http(gateway_url, "/v1/games/reversi:score", {"position": {"notation": "x"}})
     assert status == 400
-    _validator(document, _response_ref(document, "/v1/games/{game}:score", "post", "4XX")).validate(answer)
+    _validator(document, _response_ref(document, "/v1/games/{game}:score", "post", "400")).validate(answer)
     for detail in answer["details"]:
         name = detail["@type"].rsplit("/", 1)[1]
         _validator(document, f"#/components/schemas/{name}").validate(
             {key: value for key, value in detail.items() if key != "@type"}
         )
+
+
+def test_required_follows_the_field_behavior(document):
+    """REQUIRED fields (``google.api.field_behavior``) are ``required`` in request schemas; OUTPUT_ONLY ones are
+    ``readOnly``; answers list every field the servicer always fills."""
+    schemas = document["components"]["schemas"]
+    assert schemas["gamerules.v1.GameRules.ApplyMoveBody"]["required"] == ["position", "move"]
+    assert schemas["gamerules.v1.GameRules.NewGameBody"].get("required") is None  # options and seed default
+    assert schemas["gamerules.v1.KalahPosition"]["required"] == ["pits", "stores", "seedsPerPit", "pitsPerSide"]
+    assert schemas["gamerules.v1.ReversiMove"].get("required") is None  # a square or a pass
+    for body in [name for name in schemas if name.endswith("Body")]:
+        method = SERVICE.methods_by_name[body.rsplit(".", 1)[1].removesuffix("Body")]
+        expected = [
+            field.json_name
+            for field in method.input_type.fields
+            if field_behavior_pb2.REQUIRED in behaviors(field) and field.name != "game"
+        ]
+        assert schemas[body].get("required", []) == expected, body
+    game = schemas["gamerules.v1.Game"]
+    assert all(prop["readOnly"] for prop in game["properties"].values())
+    assert set(schemas["gamerules.v1.ScoreResponse"]["required"]) >= {"scores", "gameOver", "reason", "position"}
+    assert "winner" not in schemas["gamerules.v1.ScoreResponse"]["required"]  # optional: absent for a draw
+    paths = document["paths"]
+    assert paths["/v1/games/{game}:score"]["post"]["requestBody"]["required"] is True
+    assert paths["/v1/games/{game}:newGame"]["post"]["requestBody"]["required"] is False
+
+
+def test_positions_and_moves_are_a_notation_or_a_structured_form(document):
+    schemas = document["components"]["schemas"]
+    for message, forms in [("Position", "Position"), ("Move", "Move")]:
+        branches = [ref["$ref"].rsplit("/", 1)[1] for ref in schemas[f"gamerules.v1.{message}"]["oneOf"]]
+        games = [name.replace("-", "_") for name in GAMES]
+        expected = [f"gamerules.v1.{message}.{_camel(game)}" for game in sorted(games)] + [
+            f"gamerules.v1.{message}.notation"
+        ]
+        assert sorted(branches[:-1]) == sorted(expected[:-1]) and branches[-1] == expected[-1], forms
+        for branch in branches:
+            assert schemas[branch]["additionalProperties"] is False
+    # Exactly one branch matches a request's notation alone, a structured form, and an answer's both.
+    validator = _validator(document, "#/components/schemas/gamerules.v1.Position")
+    structured = {"kalah": {"pits": [4] * 12, "stores": [0, 0], "seedsPerPit": 4, "pitsPerSide": 6}}
+    for position in [{"notation": START}, structured, {**structured, "notation": "x"}]:
+        validator.validate(position)
+    for position in [{}, {"notation": START, "kalah": {}, "reversi": {}}, {"notation": START, "extra": 1}]:
+        assert not validator.is_valid(position), position
+
+
+def _camel(name: str) -> str:
+    head, *rest = name.split("_")
+    return head + "".join(part.title() for part in rest)
+
+
+def test_ranges_and_closed_sets(document):
+    schemas = document["components"]["schemas"]
+    best = schemas["gamerules.v1.GameRules.BestMoveBody"]["properties"]
+    assert (best["topN"]["minimum"], best["topN"]["maximum"]) == (0, 64)
+    assert best["seed"]["maxLength"] == 1024
+    assert schemas["gamerules.v1.SearchLimits"]["properties"]["maxDepth"]["minimum"] == 0
+    assert schemas["gamerules.v1.GameRules.ApplyMovesBody"]["properties"]["moves"]["maxItems"] == 4096
+    assert schemas["gamerules.v1.GameRules.BatchScoreBody"]["properties"]["positions"]["maxItems"] == 100
+    assert "enum" in schemas["gamerules.v1.Event"]["properties"]["type"]
+    assert schemas["gamerules.v1.ScoreResponse"]["properties"]["winner"]["maximum"] == 2
+
+
+def test_errors_security_and_servers(document):
+    responses = document["components"]["responses"]
+    assert responses["TooManyRequests"]["headers"]["Retry-After"]["required"] is True
+    for response in responses.values():
+        assert response["content"]["application/json"]["schema"] == {"$ref": "#/components/schemas/google.rpc.Status"}
+    schemes = document["components"]["securitySchemes"]
+    assert schemes["bearer"] == {**schemes["bearer"], "type": "http", "scheme": "bearer"}
+    assert schemes["apiKey"] == {**schemes["apiKey"], "type": "apiKey", "in": "header", "name": "X-Api-Key"}
+    assert document["security"] == [{}, {"bearer": []}, {"apiKey": []}]  # keys are off on the test gateway
+    keyed = openapi_document(api_keys=True)
+    validate(keyed)
+    assert keyed["security"] == [{"bearer": []}, {"apiKey": []}]
+    assert document["servers"][0]["url"] == "/"
+
+
+def test_descriptions_cite_the_projects_docs(document):
+    text = json.dumps(document)
+    assert "rules.md" not in text and "to_fields" not in text and "§" not in text
+    assert "docs/api.md" in text and "docs/games/" in text
 
 
 # --- CORS --------------------------------------------------------------------------------------------

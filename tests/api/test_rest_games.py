@@ -1,4 +1,4 @@
-"""Whole games over REST, checked against small independent implementations of rules.md written here.
+"""Whole games over REST, checked against small independent implementations of the rules written here.
 
 Nothing below imports an engine: the rules are re-implemented from the rule book in a few lines each, and
 every answer of the service (legal moves, seat to move, points, final stores, winner, reason) must match.
@@ -21,7 +21,7 @@ def call(url: str, game: str, verb: str, body: dict) -> dict:
     return answer
 
 
-# --- Kalah (rules.md §2) -----------------------------------------------------------------------------
+# --- Kalah (docs/games/kalah.md) -----------------------------------------------------------------------------
 
 
 def kalah_sow(pits: list[int], stores: list[int], mover: int, pit: int) -> tuple[list[int], list[int], int]:
@@ -78,7 +78,7 @@ def test_kalah_games_match_an_independent_implementation(gateway_url, seeds):
         assert score.get("winner", 0) == (0 if stores[0] == stores[1] else 1 if stores[0] > stores[1] else 2)
 
 
-# --- Petak Sawah (rules.md §1) ----------------------------------------------------------------------
+# --- Petak Sawah (docs/games/petak-sawah.md) ----------------------------------------------------------------------
 
 
 def cell_xy(name: str) -> tuple[int, int]:
@@ -142,7 +142,7 @@ def test_petak_sawah_games_match_an_independent_implementation(gateway_url):
     assert "points" in reasons
 
 
-# --- Strands (rules.md §3) --------------------------------------------------------------------------
+# --- Strands (docs/games/strands.md) --------------------------------------------------------------------------
 
 
 def strands_cells(labels: str) -> dict[str, tuple[int, int, int]]:

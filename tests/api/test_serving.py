@@ -34,10 +34,10 @@ from service.api import server as server_module
 from service.api.gateway import create_app
 from service.api.server import ServerConfig, create_server
 from service.api.servicer import ServiceConfig
-from service.games import GAMES, default_options
+from service.engines import GAMES
 from tests.api.conftest import free_port
 
-START = GAMES["reversi"].new_position(default_options(GAMES["reversi"]), "").to_notation()
+START = GAMES["reversi"].new_position().to_notation()
 # A search that runs until its time limit (a depth limit it cannot reach in time overrides the level's).
 # Searches that last their time: the level's node budget (expert's 150k nodes) could end them first on a fast host.
 LONG_SEARCH = pb.SearchLimits(max_time_ms=1500, max_depth=60, max_nodes=10**9)

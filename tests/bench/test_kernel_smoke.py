@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 from bench import kernel
-from service.games import kalah
+from service.levels import kalah_kernel
 
 
 def test_the_kernel_benchmark_runs(capsys) -> None:
     argv = ["--positions", "1", "--nodes", "2000", "--move-ms", "50", "--cancel-after", "0.2"]
     assert kernel.main(argv) == 0
     out = capsys.readouterr().out
-    if kalah.native_search() is None:
+    if kalah_kernel.native_search() is None:
         assert "not built" in out
     else:
         assert "per counted node" in out and "depth median" in out and "stop reason 'cancelled'" in out

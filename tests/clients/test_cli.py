@@ -3,7 +3,6 @@ itself, and a human typing moves), the entry points, and the board drawings of a
 
 from __future__ import annotations
 
-import importlib
 import io
 import os
 import random
@@ -14,9 +13,10 @@ from pathlib import Path
 import pytest
 
 from gamerules_client import GameRulesClient, board, cli
-from service.games import GAMES, default_options
+from service.engines import GAMES
+from service.levels import LEVELS
 
-START = GAMES["reversi"].new_position(default_options(GAMES["reversi"]), "").to_notation()
+START = GAMES["reversi"].new_position().to_notation()
 ENGINES = ("reversi", "kalah", "petak_sawah", "dots_and_boxes", "strands")
 
 
@@ -72,7 +72,7 @@ def test_errors_exit_1_with_the_reason_and_field(grpc_address, capsys):
 
 @pytest.mark.parametrize("game_id", sorted(GAMES))
 def test_the_service_plays_a_whole_game_against_itself(grpc_address, game_id):
-    fastest = GAMES[game_id].levels[0].name
+    fastest = LEVELS[game_id].levels[0].name
     code, out = run(grpc_address, "play", game_id, "--auto", "--level", fastest, "--seed", "3")
     assert code == 0, out
     assert "game over" in out and ("wins (" in out or "a draw" in out)
@@ -144,11 +144,8 @@ def test_every_registered_game_draws_from_the_service(grpc_address, game_id):
 
 def _positions(module_name: str) -> list:
     """A start position and a few positions of random play, from the engine itself (no server needed)."""
-    try:
-        game = importlib.import_module(f"service.games.{module_name}").GAME
-    except (ImportError, AttributeError):
-        pytest.skip(f"no engine {module_name}")
-    position = game.new_position(default_options(game), "7")
+    game = GAMES[module_name.replace("_", "-")]
+    position = game.new_position(game.default_options(), "7")
     positions, rng = [position], random.Random(module_name)
     for _ in range(12):
         moves = position.legal_moves_page(0, 60)

@@ -15,10 +15,10 @@ import gamerules_client as gc
 from gamerules.v1 import gamerules_pb2 as pb
 from gamerules.v1 import gamerules_pb2_grpc as pb_grpc
 from gamerules.v1 import reversi_pb2
-from service.games import GAMES, default_options
+from service.engines import GAMES
 from tests.api.conftest import free_port
 
-START = GAMES["reversi"].new_position(default_options(GAMES["reversi"]), "").to_notation()
+START = GAMES["reversi"].new_position().to_notation()
 
 
 @pytest.fixture(scope="module")

@@ -9,7 +9,7 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from service.games.base import Game, GameOverError, Outcome
+from service.core import Game, GameOverError, Outcome
 
 MAX_LISTED = 5000  # above this many moves, check paging on a sample instead of the whole list
 

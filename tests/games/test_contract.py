@@ -1,20 +1,25 @@
 """Every registered game keeps the engine interface's promises through random play (tests/games/contract.py).
 
-A game is covered here the moment it is registered in service/games/__init__.py.
+A game is covered here the moment it is registered in service/engines/__init__.py and service/levels/__init__.py.
 """
 
 from __future__ import annotations
 
 import pytest
 
-from service.games import GAMES, default_options
+from service.engines import GAMES
+from service.levels import LEVELS
 from tests.games.contract import check_random_games
 
 
 @pytest.mark.parametrize("game_id", sorted(GAMES))
 def test_random_play_keeps_the_promises(game_id):
     game = GAMES[game_id]
-    check_random_games(game, default_options(game), games=3, seed=2026)
+    check_random_games(game, game.default_options(), games=3, seed=2026)
+
+
+def test_every_engine_has_levels_and_every_level_an_engine():
+    assert sorted(GAMES) == sorted(LEVELS)
 
 
 @pytest.mark.parametrize("game_id", sorted(GAMES))
@@ -22,9 +27,10 @@ def test_description_is_complete(game_id):
     game = GAMES[game_id]
     assert game.id == game_id and game.title and game.description
     assert len(game.seat_names) == 2 and game.position_notation_help and game.move_notation_help
-    names = [level.name for level in game.levels]
-    assert len(names) >= 3 and len(set(names)) == len(names) and game.default_level in names
-    assert all(level.description for level in game.levels)
+    levels = LEVELS[game_id]
+    names = [level.name for level in levels.levels]
+    assert len(names) >= 3 and len(set(names)) == len(names) and levels.default in names
+    assert all(level.description for level in levels.levels)
     for spec in game.options:
         assert spec.type in {"int", "bool", "string", "enum", "cells"} and spec.description
         if spec.type == "enum":
@@ -36,10 +42,10 @@ def test_description_is_complete(game_id):
 @pytest.mark.parametrize("game_id", sorted(GAMES))
 def test_every_level_answers_a_legal_move(game_id):
     game = GAMES[game_id]
-    position = game.new_position(default_options(game), "levels")
+    position = game.new_position(game.default_options(), "levels")
     legal = None
-    for level in game.levels:
-        result = game.best_move(position, level.name, None, seed=1, top_n=1, stop=lambda: False)
+    for level in LEVELS[game_id].levels:
+        result = LEVELS[game_id].best_move(position, level.name, None, seed=1, top_n=1, stop=lambda: False)
         if legal is None:
             legal = position.legal_moves() if position.legal_move_count() <= 5000 else None
         if legal is not None:

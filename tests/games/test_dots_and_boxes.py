@@ -1,11 +1,11 @@
-"""Dots and Boxes engine tests (rules.md §5): perft figures, hand-checked boxes and turns, the pie rule's phases,
-notation and structured round trips, every kind of malformed input, and the generic contract."""
+"""Dots and Boxes engine tests (docs/games/dots-and-boxes.md): perft figures, hand-checked boxes and turns, the pie
+rule's phases, notation and structured round trips, every kind of malformed input, and the generic contract."""
 
 from __future__ import annotations
 
 import pytest
 
-from service.games.base import (
+from service.core.errors import (
     GameOverError,
     IllegalMove,
     InvalidMove,
@@ -14,7 +14,7 @@ from service.games.base import (
     NotationError,
     RulesError,
 )
-from service.games.dots_and_boxes import GAME, KEEP, STOP, SWAP, DotsAndBoxesPosition
+from service.engines.dots_and_boxes import GAME, KEEP, STOP, SWAP, DotsAndBoxesPosition
 from tests.games.contract import check_random_games
 
 START_2X2 = "+.+.+/...../+.+.+/...../+.+.+ 1"
@@ -41,7 +41,7 @@ def types(events: list) -> list[str]:
     return [e.type for e in events]
 
 
-# --- perft (rules.md's reference figures) --------------------------------------------------------------
+# --- perft (the rules page's reference figures) --------------------------------------------------------
 
 
 @pytest.mark.parametrize(
@@ -371,7 +371,7 @@ def test_malformed_pie_fields() -> None:
     [
         ({"rows": 0}, "rows"),
         ({"cols": 13}, "cols"),
-        ({"rows": 2.0}, "rows"),
+        ({"rows": 2.5}, "rows"),
         ({"pie_rule": "yes"}, "pie_rule"),
         ({"pie_lines": 0}, "pie_lines"),
         ({"rows": 1, "cols": 1, "pie_rule": True}, "pie_lines"),  # the default 5 > the 4 lines of 1x1

@@ -1,6 +1,7 @@
 """Dots and Boxes: the exact solver ``hard`` uses on small boards, against plain minimax over every line
-(rules.md §5: ``hard`` plays the end of the game perfectly). The 3x3 value from the empty board (-3 for the
-first player) takes minutes here, so it is a benchmark, not a test; a 3x3 position with 14 lines drawn is."""
+(docs/games/dots-and-boxes.md: ``hard`` plays the end of the game perfectly). The 3x3 value from the empty board
+(-3 for the first player) takes minutes here, so it is a benchmark, not a test; a 3x3 position with 14 lines drawn
+is."""
 
 from __future__ import annotations
 
@@ -8,15 +9,10 @@ import random
 
 import pytest
 
-from service.games.base import Limits
-from service.games.dots_and_boxes import (
-    GAME,
-    ExactSolver,
-    SolveAborted,
-    canonical_lines,
-    geometry,
-    line_symmetries,
-)
+from service.core.values import Limits
+from service.engines.dots_and_boxes import GAME, canonical_lines, geometry, line_symmetries
+from service.levels.dots_and_boxes import LEVELS
+from service.levels.dots_and_boxes_exact import ExactSolver, SolveAborted
 from service.search import Deadline
 from tests.games.test_dots_and_boxes_levels import all_lines, never, no_box_lines, position_of, solver
 
@@ -124,7 +120,7 @@ def test_hard_proves_the_value_and_plays_a_move_that_keeps_it() -> None:
     for drawn in (10, 12, 14):
         lines = no_box_lines(geo, rng, drawn)
         position = position_of(geo, lines)
-        result = GAME.best_move(position, "hard", None, 0, 3, never)
+        result = LEVELS.best_move(position, "hard", None, 0, 3, never)
         assert result.exact and result.stop_reason == "solved" and result.value == brute(lines)
         assert result.move == result.alternatives[0].move and result.alternatives[0].value == result.value
         for scored in result.alternatives:
@@ -133,7 +129,7 @@ def test_hard_proves_the_value_and_plays_a_move_that_keeps_it() -> None:
             assert scored.exact and scored.value == (gained + brute(after) if gained else -brute(after))
         assert [a.value for a in result.alternatives] == sorted((a.value for a in result.alternatives), reverse=True)
         # With one answer wanted, the same move (the first best in search order) and value.
-        single = GAME.best_move(position, "hard", None, 0, 1, never)
+        single = LEVELS.best_move(position, "hard", None, 0, 1, never)
         assert (single.move, single.value, single.exact) == (result.move, result.value, True)
 
 
@@ -149,7 +145,7 @@ def test_hard_counts_the_boxes_already_owned() -> None:
             position = position.play(rng.choice(position.legal_moves()))
         owned = position.box_margin(position.to_move)
         margins.add(owned)
-        result = GAME.best_move(position, "hard", None, 0, 1, never)
+        result = LEVELS.best_move(position, "hard", None, 0, 1, never)
         assert result.exact and result.value == owned + brute(position.lines)
     assert len(margins) > 1
 
@@ -160,9 +156,9 @@ def test_the_solver_gives_up_when_told_and_hard_falls_back() -> None:
         ExactSolver(geo, Deadline(Limits(max_nodes=50))).value(0)
     start = GAME.new_position({"rows": 3, "cols": 3}, "")
     # 24 lines: a solve is not affordable within 20 000 nodes, so the chain search answers (unproved).
-    result = GAME.best_move(start, "hard", Limits(max_nodes=2_000), 0, 1, never)
+    result = LEVELS.best_move(start, "hard", Limits(max_nodes=2_000), 0, 1, never)
     assert not result.exact and result.stop_reason != "solved"
     # 18 lines with a budget too small for the solve: it gives up, the search still answers.
     position = position_of(geo, no_box_lines(geo, random.Random(2), 6))
-    result = GAME.best_move(position, "hard", Limits(max_nodes=100), 0, 1, never)
+    result = LEVELS.best_move(position, "hard", Limits(max_nodes=100), 0, 1, never)
     assert result.stop_reason != "solved" and result.move in position.legal_moves()

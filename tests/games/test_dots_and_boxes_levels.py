@@ -1,6 +1,6 @@
 """Dots and Boxes search: the chain reductions against a brute-force solver, the loony-endgame values, and the
-best-move levels (rules.md §5: never give a box away needlessly, count long chains, double-deal, play the end
-perfectly)."""
+best-move levels (docs/games/dots-and-boxes.md: never give a box away needlessly, count long chains, double-deal,
+play the end perfectly)."""
 
 from __future__ import annotations
 
@@ -9,8 +9,9 @@ from collections.abc import Callable
 
 import pytest
 
-from service.games.base import GameOverError, Limits, UnknownLevel
-from service.games.dots_and_boxes import (
+from service.core.errors import GameOverError, UnknownLevel
+from service.core.values import Limits
+from service.engines.dots_and_boxes import (
     GAME,
     KEEP,
     PLAY,
@@ -22,6 +23,7 @@ from service.games.dots_and_boxes import (
     geometry,
     loony_value,
 )
+from service.levels.dots_and_boxes import LEVELS
 
 
 def never() -> bool:
@@ -124,7 +126,7 @@ def test_reductions_on_an_opened_chain() -> None:
     assert position.legal_move_count() == 10
     # Opening the loop first loses 3 (6 given, then 3 taken back); the chain first loses 5.
     assert loony_value((3,), (6,)) == -3 == estimate_rest(position.geometry, position.lines)
-    result = GAME.best_move(position, "hard", None, 0, 1, never)
+    result = LEVELS.best_move(position, "hard", None, 0, 1, never)
     assert position.move_notation(result.move) == "a3-b3" and result.exact and result.value == -3
 
 
@@ -179,7 +181,7 @@ def test_estimate_is_exact_in_simple_loony_endgames(rows: int, cols: int, tries:
 def test_hard_double_deals() -> None:
     # Two boxes offered (c1, b1); taking them both would hand over control. Hard declines the last two.
     position = GAME.parse_position("+-+-+-+/..|...|/+.+.+-+/|.....|/+-+-+.+/|.....|/+.+-+-+ 1")
-    result = GAME.best_move(position, "hard", None, 1, 2, never)
+    result = LEVELS.best_move(position, "hard", None, 1, 2, never)
     assert position.move_notation(result.move) == "b2-c2" and result.exact and result.value == 5
     assert [(position.move_notation(a.move), a.value) for a in result.alternatives] == [("b2-c2", 5), ("c1-c2", -5)]
 
@@ -191,7 +193,7 @@ def test_hard_plays_the_end_perfectly() -> None:
     for _ in range(12):
         lines = no_box_lines(geo, rng, 12)
         position = position_of(geo, lines)
-        result = GAME.best_move(position, "hard", None, 0, 1, never)
+        result = LEVELS.best_move(position, "hard", None, 0, 1, never)
         assert result.exact and result.value == exact(lines)
         after = lines | 1 << result.move
         gained = sum(after & geo.box_lines[b] == geo.box_lines[b] for b in geo.line_boxes[result.move])
@@ -203,7 +205,7 @@ def test_hard_gives_no_box_away_needlessly() -> None:
     rng = random.Random(5)
     for _ in range(5):
         position = position_of(geo, no_box_lines(geo, rng, 6))
-        result = GAME.best_move(position, "hard", Limits(max_nodes=3000), 0, 1, never)
+        result = LEVELS.best_move(position, "hard", Limits(max_nodes=3000), 0, 1, never)
         after = position.lines | 1 << result.move
         assert all((after & geo.box_lines[box]).bit_count() <= 2 for box in geo.line_boxes[result.move])
 
@@ -211,13 +213,13 @@ def test_hard_gives_no_box_away_needlessly() -> None:
 def test_easy_takes_boxes_and_medium_guards_them() -> None:
     position = GAME.parse_position("+-+.+/|.|../+.+.+/...../+.+.+ 2")  # box a1 has three sides
     for level in ("easy", "medium", "hard"):
-        result = GAME.best_move(position, level, None, 4, 1, never)
+        result = LEVELS.best_move(position, level, None, 4, 1, never)
         assert position.move_notation(result.move) == "a2-b2", level
     # No box to take: easy and medium avoid making a third side when they can.
     position = GAME.parse_position("+-+.+/|..../+.+.+/...../+.+.+ 1")
     for level in ("easy", "medium"):
         for seed in range(5):
-            move = GAME.best_move(position, level, None, seed, 1, never).move
+            move = LEVELS.best_move(position, level, None, seed, 1, never).move
             after = position.lines | 1 << move
             assert all((after & mask).bit_count() <= 2 for mask in position.geometry.box_lines), (level, seed)
 
@@ -225,10 +227,10 @@ def test_easy_takes_boxes_and_medium_guards_them() -> None:
 def test_levels_in_the_pie_phases() -> None:
     start = GAME.new_position({"rows": 3, "cols": 3, "pie_rule": True, "pie_lines": 4}, "")
     for level in ("easy", "medium", "hard"):
-        result = GAME.best_move(start, level, None, 1, 3, never)
+        result = LEVELS.best_move(start, level, None, 1, 3, never)
         assert result.move >= 0 and result.stop_reason == "rule"  # a first line (stop is not allowed yet)
         after = start.play(result.move)
-        result = GAME.best_move(after, level, None, 1, 1, never)
+        result = LEVELS.best_move(after, level, None, 1, 1, never)
         assert result.move == STOP or result.move >= 0
     # 1x1 with n = 4: the setup draws the box for B; seat 2 must end up holding B.
     position = GAME.new_position({"rows": 1, "cols": 1, "pie_rule": True, "pie_lines": 4}, "")
@@ -236,31 +238,31 @@ def test_levels_in_the_pie_phases() -> None:
         position = position.play(position.parse_move(line))
     assert position.phase == "choice"
     for level in ("easy", "medium", "hard"):
-        assert GAME.best_move(position, level, None, 0, 1, never).move == KEEP, level
+        assert LEVELS.best_move(position, level, None, 0, 1, never).move == KEEP, level
     # Both boxes for A (b1-b2, the last line, completed two at once): seat 2 swaps to hold A.
     position = GAME.new_position({"rows": 1, "cols": 2, "pie_rule": True, "pie_lines": 7}, "")
     for line in ("a1-b1", "b1-c1", "a2-b2", "b2-c2", "a1-a2", "c1-c2", "b1-b2"):
         position = position.play(position.parse_move(line))
     assert position.to_notation() == "+-+-+/|A|A|/+-+-+ 2 pie=7 phase=choice colour=- seat1=-"
     for level in ("easy", "medium", "hard"):
-        result = GAME.best_move(position, level, None, 0, 2, never)
+        result = LEVELS.best_move(position, level, None, 0, 2, never)
         assert result.move == SWAP and [a.move for a in result.alternatives] == [SWAP, KEEP], level
 
 
 def test_best_move_errors_and_determinism() -> None:
     start = GAME.new_position({"rows": 3, "cols": 3}, "")
     with pytest.raises(UnknownLevel):
-        GAME.best_move(start, "grandmaster", None, 0, 1, never)
+        LEVELS.best_move(start, "grandmaster", None, 0, 1, never)
     finished = start
     while finished.to_move:
         finished = finished.play(finished.legal_moves()[0])
     with pytest.raises(GameOverError):
-        GAME.best_move(finished, "hard", None, 0, 1, never)
+        LEVELS.best_move(finished, "hard", None, 0, 1, never)
     for level in ("easy", "medium", "hard"):
-        first = GAME.best_move(start, level, Limits(max_nodes=500), 9, 3, never)
-        again = GAME.best_move(start, level, Limits(max_nodes=500), 9, 3, never)
+        first = LEVELS.best_move(start, level, Limits(max_nodes=500), 9, 3, never)
+        again = LEVELS.best_move(start, level, Limits(max_nodes=500), 9, 3, never)
         assert first.move == again.move and first.alternatives == again.alternatives
-    moves = {GAME.best_move(start, "medium", None, seed, 1, never).move for seed in range(8)}
+    moves = {LEVELS.best_move(start, "medium", None, seed, 1, never).move for seed in range(8)}
     assert len(moves) > 1  # the seed varies medium's choice among equal lines
 
 
@@ -269,7 +271,7 @@ def play_match(first: str, second: str, seed: int) -> tuple[int, int]:
     turn = 0
     while position.to_move:
         level = first if position.to_move == 1 else second
-        position = position.play(GAME.best_move(position, level, None, seed * 1000 + turn, 1, never).move)
+        position = position.play(LEVELS.best_move(position, level, None, seed * 1000 + turn, 1, never).move)
         turn += 1
     return position.scores()
 

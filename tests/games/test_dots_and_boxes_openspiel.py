@@ -14,7 +14,7 @@ import re
 
 import pyspiel
 
-from service.games.dots_and_boxes import GAME, DotsAndBoxesPosition
+from service.engines.dots_and_boxes import GAME, DotsAndBoxesPosition
 
 SIZES = ((2, 2, 250), (3, 3, 200), (5, 5, 60), (2, 4, 20))  # rows, cols, games: 530 in all
 _ACTION = re.compile(r"P[12]\(([hv]),(\d+),(\d+)\)")

@@ -1,4 +1,4 @@
-"""Kalah engine tests (rules.md §2): perft figures, hand-checked sowing and capture cases, notation round trips,
+"""Kalah engine tests (docs/games/kalah.md): perft figures, hand-checked sowing and capture cases, notation round trips,
 every kind of malformed input, the generic contract and the best-move levels."""
 
 from __future__ import annotations
@@ -7,18 +7,21 @@ import random
 
 import pytest
 
-from service.games.base import (
+from service.core import (
     Event,
     GameOverError,
     IllegalMove,
     InvalidMove,
     InvalidOption,
     InvalidPosition,
+    Limits,
     NotationError,
     Outcome,
     RulesError,
+    UnknownLevel,
 )
-from service.games.kalah import GAME, KalahPosition
+from service.engines.kalah import GAME, KalahPosition
+from service.levels.kalah import HARD_NODES, LEVELS, SOLVE_SEEDS
 from tests.games.contract import check_random_games
 
 START = "4,4,4,4,4,4,0/4,4,4,4,4,4,0 1 seeds=4"
@@ -43,7 +46,7 @@ def play_line(text: str, moves: str) -> tuple[KalahPosition, list[Event]]:
     return position, events
 
 
-# --- perft (rules.md §2 reference figures; each extra turn is a new ply) -------------------------------
+# --- perft (docs/games/kalah.md reference figures; each extra turn is a new ply) -------------------------------
 
 PERFT = {
     3: [6, 35, 182, 904, 4243, 19418, 87103, 387726],
@@ -465,16 +468,14 @@ def solve(position: KalahPosition, memo: dict[KalahPosition, int] | None = None)
 
 
 def best(position: KalahPosition, level: str | None = None, seed: int = 0, top_n: int = 1, **limits: int):
-    from service.games.base import Limits
 
-    return GAME.best_move(position, level, Limits(**limits) if limits else None, seed, top_n, lambda: False)
+    return LEVELS.best_move(position, level, Limits(**limits) if limits else None, seed, top_n, lambda: False)
 
 
 def test_levels() -> None:
-    assert [level.name for level in GAME.levels] == ["easy", "medium", "hard"]
-    assert GAME.default_level == "hard"
-    assert all(level.description.endswith(".") for level in GAME.levels)
-    from service.games.base import UnknownLevel
+    assert [level.name for level in LEVELS.levels] == ["easy", "medium", "hard"]
+    assert LEVELS.default == "hard"
+    assert all(level.description.endswith(".") for level in LEVELS.levels)
 
     with pytest.raises(UnknownLevel):
         best(pos(START), "expert")
@@ -543,9 +544,8 @@ def test_search_limits_and_stop() -> None:
     once, again = best(start, "hard", max_depth=5), best(start, "hard", max_depth=5)
     once.elapsed_ms = again.elapsed_ms = 0.0
     assert once == again  # no time limit: the same answer
-    from service.games.base import Limits
 
-    stopped = GAME.best_move(start, "hard", Limits(), 0, 1, lambda: True)
+    stopped = LEVELS.best_move(start, "hard", Limits(), 0, 1, lambda: True)
     assert stopped.move in start.legal_moves() and stopped.stop_reason == "cancelled"
     three = best(start, "medium", top_n=3)
     assert len(three.alternatives) == 3 and three.alternatives[0].move == three.move
@@ -595,7 +595,6 @@ def test_hard_chains_extra_turns_for_either_seat() -> None:
     ],
 )
 def test_hard_proves_endgames_with_fourteen_seeds(text: str, value: int) -> None:
-    from service.games.kalah import SOLVE_SEEDS
 
     position = pos(text)
     assert position.seeds_in_play() == SOLVE_SEEDS
@@ -604,7 +603,6 @@ def test_hard_proves_endgames_with_fourteen_seeds(text: str, value: int) -> None
 
 
 def test_hard_budget_is_nodes_without_a_time_limit_and_time_with_one() -> None:
-    from service.games.kalah import HARD_NODES
 
     start = pos(START)
     fixed = best(start)  # the level's own limits: the node budget, the same answer on every machine

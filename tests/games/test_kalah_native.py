@@ -1,4 +1,4 @@
-"""Kalah's native search kernel (``service/games/kalah_search.c``, rules.md §2) against its reference, a plain
+"""Kalah's native search kernel (``service/games/kalah_search.c``, docs/games/kalah.md) against its reference, a plain
 negamax over the Python engine with the same evaluation; and ``hard`` through the search core with the kernel
 against ``hard`` without it.
 
@@ -14,16 +14,20 @@ import random
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import pytest
 
-from service.games import kalah, native
-from service.games.base import Limits
-from service.games.kalah import GAME, KalahPosition
-from service.search import search
+from service import native
+from service.core import Limits
+from service.engines.kalah import GAME, KalahPosition
+from service.engines.kalah import position as position_module
+from service.levels import kalah_kernel
+from service.levels.kalah import LEVELS
+from service.search import Plugins, never, search
 
 needs_kernel = pytest.mark.skipif(
-    kalah.native_search() is None,
+    kalah_kernel.native_search() is None,
     reason=f"the native search kernel is not built ({native.library_path('kalah_search')} is missing: `make "
     "install` builds it with a C compiler) or GAMERULES_NO_NATIVE is set",
 )
@@ -63,9 +67,12 @@ def random_positions(count: int, seed: int) -> list[KalahPosition]:
     return found
 
 
+KERNEL = Plugins(subtree=kalah_kernel.subtree_value)
+
+
 def kernel(position: KalahPosition, depth: int, alpha: float = -INF, beta: float = INF, **budget):
-    answer = position.subtree_value(
-        depth, alpha, beta, budget.get("stop_at"), budget.get("max_nodes"), budget.get("poll"), {}
+    answer = kalah_kernel.subtree_value(
+        position, depth, alpha, beta, budget.get("stop_at"), budget.get("max_nodes"), budget.get("poll"), {}
     )
     assert answer is not None
     return answer
@@ -74,7 +81,7 @@ def kernel(position: KalahPosition, depth: int, alpha: float = -INF, beta: float
 def hard(position: KalahPosition, use: bool, limits: Limits, top_n: int = 1):
     previous = native.use_native(use)
     try:
-        return GAME.best_move(position, "hard", limits, 0, top_n, lambda: False)
+        return LEVELS.best_move(position, "hard", limits, 0, top_n, lambda: False)
     finally:
         native.use_native(previous)
 
@@ -145,9 +152,9 @@ def test_the_search_core_with_the_kernel_matches_negamax_at_a_fixed_depth() -> N
     """Through the core (iterative deepening, aspiration, the kernel below the root): the root value at a
     fixed depth is the negamax value, for a single best move and for scored alternatives."""
     for position in random_positions(12, 4):
-        result = search(position, Limits(max_depth=4))
+        result = search(position, Limits(max_depth=4), plugins=KERNEL)
         assert result.value == negamax(position, 4)
-        scored = search(position, Limits(max_depth=3), top_n=len(position.legal_moves()))
+        scored = search(position, Limits(max_depth=3), top_n=len(position.legal_moves()), plugins=KERNEL)
         for alternative in scored.alternatives:
             child = position.play(alternative.move)
             if child.to_move == 0:
@@ -221,26 +228,29 @@ def test_a_cancelled_search_stops_inside_a_kernel_call() -> None:
 
     previous = native.use_native(True)
     try:
-        result = GAME.best_move(position, "hard", Limits(max_depth=40, max_nodes=10**12), 0, 1, stop)
+        result = LEVELS.best_move(position, "hard", Limits(max_depth=40, max_nodes=10**12), 0, 1, stop)
     finally:
         native.use_native(previous)
     assert result.stop_reason == "cancelled" and result.move in position.legal_moves()
 
 
 def test_the_environment_turns_the_kernels_off() -> None:
-    code = "from service.games import kalah, reversi; print(kalah.native_search(), reversi.native_solver())"
+    code = (
+        "from service.levels import kalah_kernel, reversi_endgame; "
+        "print(kalah_kernel.native_search(), reversi_endgame.native_solver())"
+    )
     env = {**os.environ, "GAMERULES_NO_NATIVE": "1"}
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
     assert out.stdout.split() == ["None", "None"]
     previous = native.use_native(False)
     try:
-        assert GAME.new_position({}, "").subtree_value(3, -INF, INF, None, None, None, {}) is None
+        assert kalah_kernel.subtree_value(GAME.new_position({}, ""), 3, -INF, INF, None, None, never, {}) is None
     finally:
         native.use_native(previous)
 
 
 def test_the_kernels_evaluation_weights_are_the_engines() -> None:
     """The C file repeats ``evaluate``'s weights (a value must be the same double on both paths)."""
-    source = (native.LIBRARY_DIR.parent / "games" / "kalah_search.c").read_text()
+    source = (Path(native.__file__).parent / "kalah_search.c").read_text()
     for name in ("FREE_WEIGHT", "CAPTURE_WEIGHT", "SIDE_WEIGHT"):
-        assert f"#define {name} {getattr(kalah, '_' + name)!r}" in source, name
+        assert f"#define {name} {getattr(position_module, '_' + name)!r}" in source, name

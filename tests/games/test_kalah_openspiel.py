@@ -15,7 +15,7 @@ from typing import Any
 
 import pyspiel
 
-from service.games.kalah import GAME, KalahPosition
+from service.engines.kalah import GAME, KalahPosition
 
 GAMES = 600
 

@@ -1,5 +1,5 @@
-"""Petak Sawah (rules.md §1): hand-checked games, the points property, seeded rocks, exact values against an
-independent brute force, malformed input, and the generic contract."""
+"""Petak Sawah (docs/games/petak-sawah.md): hand-checked games, the points property, seeded rocks, exact values
+against an independent brute force, malformed input, and the generic contract."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from service.games.base import (
+from service.core import (
     GameOverError,
     IllegalMove,
     InvalidMove,
@@ -22,7 +22,9 @@ from service.games.base import (
     RulesError,
     UnknownLevel,
 )
-from service.games.petak_sawah import GAME, HARD_SOLVE_EMPTIES, MEDIUM_DEPTH, rocks_from_seed
+from service.engines.petak_sawah import GAME, rocks_from_seed
+from service.levels.petak_sawah import HARD_SOLVE_EMPTIES, LEVELS, MEDIUM_DEPTH
+from service.search import search
 from tests.games.contract import check_random_games
 
 
@@ -392,7 +394,7 @@ def test_contract(options: dict) -> None:
 
 
 # --------------------------------------------------------------------------------------------------
-# Best move. Exact values are checked against a brute force written here from rules.md alone: plain
+# Best move. Exact values are checked against a brute force written here from the rules alone: plain
 # strings, no bitboards, no alpha-beta.
 
 
@@ -485,7 +487,7 @@ def small_positions() -> list[str]:
 def test_hard_is_exact_on_small_boards(notation: str) -> None:
     position = GAME.parse_position(notation)
     values = brute_move_values(notation)
-    result = GAME.best_move(position, "hard", None, 0, 1, never)
+    result = LEVELS.best_move(position, "hard", None, 0, 1, never)
     assert result.exact and result.stop_reason == "solved"
     assert result.value == max(values.values())
     assert values[position.move_notation(result.move)] == result.value
@@ -501,7 +503,7 @@ def test_hard_is_exact_on_small_boards(notation: str) -> None:
 def test_top_n_scores_every_move_exactly(notation: str) -> None:
     position = GAME.parse_position(notation)
     values = brute_move_values(notation)
-    result = GAME.best_move(position, "hard", None, 0, len(values), never)
+    result = LEVELS.best_move(position, "hard", None, 0, len(values), never)
     assert result.exact
     scored = {position.move_notation(a.move): a.value for a in result.alternatives}
     assert scored == values
@@ -512,7 +514,6 @@ def test_top_n_scores_every_move_exactly(notation: str) -> None:
 def test_hard_solve_mode_agrees_with_plain_iterative_deepening(seed: int) -> None:
     # 10 empty cells on the default board: hard leaps straight to the end (solve mode); the plain search
     # deepens one ply at a time. Same proved values for the three best moves.
-    from service.search import search
 
     rng = random.Random(seed)
     position = GAME.new_position({}, f"solve-{seed}")
@@ -520,7 +521,7 @@ def test_hard_solve_mode_agrees_with_plain_iterative_deepening(seed: int) -> Non
         position = position.play(rng.choice(position.legal_moves()))
     assert position.legal_move_count() <= HARD_SOLVE_EMPTIES
     plain = search(position, Limits(), top_n=3)
-    hard = GAME.best_move(position, "hard", None, 0, 3, never)
+    hard = LEVELS.best_move(position, "hard", None, 0, 3, never)
     assert plain.exact and hard.exact and hard.stop_reason == "solved"
     assert hard.depth == position.legal_move_count()
     assert [a.value for a in hard.alternatives] == [a.value for a in plain.alternatives]
@@ -531,7 +532,7 @@ def test_the_2x2_game_is_lost_by_the_opener_on_the_tie_break() -> None:
     # By hand: after the opener's first cell, the other seat answers so that both end with one pair (or
     # both with none) and equal groups; the seat that did not open then wins. Value -1/2 for the opener.
     for notation in ("../.. 1 opener=1", "../.. 2 opener=2"):
-        result = GAME.best_move(GAME.parse_position(notation), "hard", None, 0, 4, never)
+        result = LEVELS.best_move(GAME.parse_position(notation), "hard", None, 0, 4, never)
         assert result.exact and result.value == -0.5
         assert [a.value for a in result.alternatives] == [-0.5] * 4
 
@@ -540,21 +541,21 @@ def test_levels_choose_as_described() -> None:
     # Seat 1 to move: b2 scores 2 now (a2, b1); anything else scores at most 1.
     position = GAME.parse_position("11../1.../..../222. 1 opener=1")
     assert position.points_for(position.parse_move("b2")) == 2
-    easy = GAME.best_move(position, "easy", None, 5, 1, never)
+    easy = LEVELS.best_move(position, "easy", None, 5, 1, never)
     assert position.move_notation(easy.move) == "b2" and easy.stop_reason == "rule"
-    medium = GAME.best_move(position, "medium", None, 5, 1, never)
+    medium = LEVELS.best_move(position, "medium", None, 5, 1, never)
     assert medium.depth == MEDIUM_DEPTH == 1 and not medium.exact
     # Easy picks at random among equals, the same for the same seed.
     start = GAME.new_position({}, "levels")
-    picks = {GAME.best_move(start, "easy", None, seed, 1, never).move for seed in range(12)}
+    picks = {LEVELS.best_move(start, "easy", None, seed, 1, never).move for seed in range(12)}
     assert len(picks) > 1
-    again = [GAME.best_move(start, "easy", None, 3, 2, never) for _ in range(2)]
+    again = [LEVELS.best_move(start, "easy", None, 3, 2, never) for _ in range(2)]
     assert again[0].move == again[1].move and again[0].alternatives == again[1].alternatives
     # Explicit limits override the level's own.
-    shallow = GAME.best_move(start, "hard", Limits(max_depth=2), 0, 1, never)
+    shallow = LEVELS.best_move(start, "hard", Limits(max_depth=2), 0, 1, never)
     assert shallow.depth == 2 and not shallow.exact and shallow.stop_reason == "depth"
     # Hard within a node budget: not proved on an open board, the same answer every time.
-    budget = [GAME.best_move(start, "hard", Limits(max_nodes=3000), 0, 2, never) for _ in range(2)]
+    budget = [LEVELS.best_move(start, "hard", Limits(max_nodes=3000), 0, 2, never) for _ in range(2)]
     assert budget[0].stop_reason == "nodes" and not budget[0].exact
     assert budget[0].move == budget[1].move and budget[0].value == budget[1].value
     assert budget[0].move in start.legal_moves()
@@ -562,9 +563,9 @@ def test_levels_choose_as_described() -> None:
 
 def test_best_move_refuses_bad_requests() -> None:
     with pytest.raises(UnknownLevel):
-        GAME.best_move(GAME.new_position({}, ""), "grandmaster", None, 0, 1, never)
+        LEVELS.best_move(GAME.new_position({}, ""), "grandmaster", None, 0, 1, never)
     with pytest.raises(GameOverError):
-        GAME.best_move(GAME.parse_position("112/122 - opener=1"), "hard", None, 0, 1, never)
+        LEVELS.best_move(GAME.parse_position("112/122 - opener=1"), "hard", None, 0, 1, never)
 
 
 def test_unknown_options_are_named() -> None:

@@ -1,8 +1,8 @@
-"""Reversi engine tests (rules.md §4): perft, notation, validation, events, outcome, levels.
+"""Reversi engine tests (docs/games/reversi.md): perft, notation, validation, events, outcome, levels.
 
-Known numbers come from rules.md (8×8 perft) or from ``Reference`` below: a deliberately naive, independent
-implementation of the rules (lists of strings, walking the 8 directions) used to cross-check the bitboard
-engine on 4×4 and 6×6 and to solve small endgames by plain minimax.
+Known numbers come from the rule book (8×8 perft, ``docs/games/reversi.md``) or from ``Reference`` below: a
+deliberately naive, independent implementation of the rules (lists of strings, walking the 8 directions) used to
+cross-check the bitboard engine on 4×4 and 6×6 and to solve small endgames by plain minimax.
 """
 
 from __future__ import annotations
@@ -16,8 +16,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from service.games import base
-from service.games.reversi import ENDGAME_EMPTIES, EXACT_EMPTIES, GAME, PASS, ReversiPosition, perft, use_native
+from service import core
+from service.engines.reversi import GAME, PASS, ReversiPosition, perft
+from service.levels.reversi import EXACT_EMPTIES, LEVELS
+from service.levels.reversi_endgame import ENDGAME_EMPTIES, endgame_value
+from service.native import use_native
 from tests.games.contract import check_random_games
 
 START_8 = "......../......../......../...WB.../...BW.../......../......../........ 1 black=1"
@@ -224,7 +227,7 @@ def test_random_boards_parse_or_fail_cleanly(parts: tuple[list[str], str, str]) 
     text = f"{'/'.join(rows)} {to_move} {black}"
     try:
         position = GAME.parse_position(text)
-    except (base.NotationError, base.InvalidPosition):
+    except (core.NotationError, core.InvalidPosition):
         return
     assert position.to_notation() == text
     assert GAME.position_from_fields(position.to_fields()) == position
@@ -237,9 +240,9 @@ def test_random_boards_parse_or_fail_cleanly(parts: tuple[list[str], str, str]) 
 @settings(max_examples=200, deadline=None)
 @given(st.text(max_size=80))
 def test_arbitrary_text_never_crashes(text: str) -> None:
-    with contextlib.suppress(base.RulesError):
+    with contextlib.suppress(core.RulesError):
         GAME.parse_position(text)
-    with contextlib.suppress(base.RulesError):
+    with contextlib.suppress(core.RulesError):
         GAME.new_position({}, "").parse_move(text)
 
 
@@ -252,42 +255,42 @@ ROWS_8 = START_8.split(" ")[0].split("/")
 @pytest.mark.parametrize(
     ("text", "error", "field"),
     [
-        ("", base.NotationError, ""),
-        ("." * 100_000, base.NotationError, ""),  # huge input: rejected on its length
-        (START_8.replace(" black=1", ""), base.NotationError, ""),
-        (START_8.replace(" 1 ", "  1 "), base.NotationError, ""),
-        (START_8 + " ", base.NotationError, ""),
-        (".../.../... 1 black=1", base.NotationError, "board"),  # size 3
-        ("...../...../...../...../..... 1 black=1", base.NotationError, "board"),  # odd size
-        ("/".join(["." * 18] * 18) + " 1 black=1", base.NotationError, ""),  # too long for any board
-        ("/".join(["."] * 18) + " 1 black=1", base.NotationError, "board"),  # 18 rows
-        (START_8.replace("......../", "......./", 1), base.NotationError, "board"),  # a short row
-        (START_8.replace("...WB...", "...WB....", 1), base.NotationError, "board"),  # a long row
-        (START_8.replace("...WB...", "...Wx..."), base.NotationError, "board"),
-        (START_8.replace("...WB...", "...wb..."), base.NotationError, "board"),
-        (START_8.replace("...WB...", "...W0..."), base.NotationError, "board"),
-        (START_8.replace(" 1 ", " 3 "), base.NotationError, "to_move"),
-        (START_8.replace(" 1 ", " 0 "), base.NotationError, "to_move"),
-        (START_8.replace(" 1 ", " x "), base.NotationError, "to_move"),
-        (START_8.replace("black=1", "black=3"), base.NotationError, "black_seat"),
-        (START_8.replace("black=1", "white=2"), base.NotationError, "black_seat"),
-        (START_8.replace("black=1", "black=01"), base.NotationError, "black_seat"),
-        (START_8.replace(" 1 ", " - "), base.InvalidPosition, "to_move"),  # not over: someone must move
-        (".WWW/BBBW/BBBW/BBBB 1 black=1", base.InvalidPosition, "to_move"),  # nobody can move: over
-        (".WWW/BBBW/BBBW/BBBB 2 black=2", base.InvalidPosition, "to_move"),
-        (START_8.replace("...WB...", "....B..."), base.InvalidPosition, "board"),  # empty centre square
-        (START_8.replace("........ 1", ".......B 1"), base.InvalidPosition, "board"),  # disc cut off
-        ("..../..../..../.... - black=1", base.InvalidPosition, "board"),
+        ("", core.NotationError, ""),
+        ("." * 100_000, core.NotationError, ""),  # huge input: rejected on its length
+        (START_8.replace(" black=1", ""), core.NotationError, ""),
+        (START_8.replace(" 1 ", "  1 "), core.NotationError, ""),
+        (START_8 + " ", core.NotationError, ""),
+        (".../.../... 1 black=1", core.NotationError, "board"),  # size 3
+        ("...../...../...../...../..... 1 black=1", core.NotationError, "board"),  # odd size
+        ("/".join(["." * 18] * 18) + " 1 black=1", core.NotationError, ""),  # too long for any board
+        ("/".join(["."] * 18) + " 1 black=1", core.NotationError, "board"),  # 18 rows
+        (START_8.replace("......../", "......./", 1), core.NotationError, "board"),  # a short row
+        (START_8.replace("...WB...", "...WB....", 1), core.NotationError, "board"),  # a long row
+        (START_8.replace("...WB...", "...Wx..."), core.NotationError, "board"),
+        (START_8.replace("...WB...", "...wb..."), core.NotationError, "board"),
+        (START_8.replace("...WB...", "...W0..."), core.NotationError, "board"),
+        (START_8.replace(" 1 ", " 3 "), core.NotationError, "to_move"),
+        (START_8.replace(" 1 ", " 0 "), core.NotationError, "to_move"),
+        (START_8.replace(" 1 ", " x "), core.NotationError, "to_move"),
+        (START_8.replace("black=1", "black=3"), core.NotationError, "black_seat"),
+        (START_8.replace("black=1", "white=2"), core.NotationError, "black_seat"),
+        (START_8.replace("black=1", "black=01"), core.NotationError, "black_seat"),
+        (START_8.replace(" 1 ", " - "), core.InvalidPosition, "to_move"),  # not over: someone must move
+        (".WWW/BBBW/BBBW/BBBB 1 black=1", core.InvalidPosition, "to_move"),  # nobody can move: over
+        (".WWW/BBBW/BBBW/BBBB 2 black=2", core.InvalidPosition, "to_move"),
+        (START_8.replace("...WB...", "....B..."), core.InvalidPosition, "board"),  # empty centre square
+        (START_8.replace("........ 1", ".......B 1"), core.InvalidPosition, "board"),  # disc cut off
+        ("..../..../..../.... - black=1", core.InvalidPosition, "board"),
     ],
 )
-def test_malformed_notation(text: str, error: type[base.RulesError], field: str) -> None:
+def test_malformed_notation(text: str, error: type[core.RulesError], field: str) -> None:
     with pytest.raises(error) as info:
         GAME.parse_position(text)
     assert info.value.field == field and info.value.message
 
 
 def test_non_string_notation() -> None:
-    with pytest.raises(base.NotationError):
+    with pytest.raises(core.NotationError):
         GAME.parse_position(None)  # type: ignore[arg-type]
 
 
@@ -311,7 +314,7 @@ def test_non_string_notation() -> None:
     ],
 )
 def test_malformed_fields(fields: object, field: str) -> None:
-    with pytest.raises(base.InvalidPosition) as info:
+    with pytest.raises(core.InvalidPosition) as info:
         GAME.position_from_fields(fields)  # type: ignore[arg-type]
     assert info.value.field == field and info.value.message
 
@@ -326,12 +329,12 @@ def test_malformed_fields(fields: object, field: str) -> None:
         ({"size": True}, "size"),
         ({"black_seat": 0}, "black_seat"),
         ({"black_seat": 3}, "black_seat"),
-        ({"black_seat": 1.0}, "black_seat"),
+        ({"black_seat": 1.5}, "black_seat"),  # JSON numbers: 1.0 is the whole number 1, as over the API
         ({"seeds": 4}, "seeds"),
     ],
 )
 def test_malformed_options(options: dict[str, object], field: str) -> None:
-    with pytest.raises(base.InvalidOption) as info:
+    with pytest.raises(core.InvalidOption) as info:
         GAME.new_position(options, "")
     assert info.value.field == field
 
@@ -340,7 +343,7 @@ def test_malformed_options(options: dict[str, object], field: str) -> None:
     "text", ["", "z1", "i1", "a9", "a0", "a01", "d", "dd", "1a", "d3x", "pass ", "a" * 10_000, "a\u0663", "d-3"]
 )
 def test_malformed_move_text(text: str) -> None:
-    with pytest.raises(base.InvalidMove) as info:
+    with pytest.raises(core.InvalidMove) as info:
         GAME.new_position({}, "").parse_move(text)
     assert info.value.field == ""
 
@@ -369,7 +372,7 @@ def test_move_text_accepts_either_case_and_answers_lower_case() -> None:
     ],
 )
 def test_malformed_move_fields(fields: object, field: str) -> None:
-    with pytest.raises(base.InvalidMove) as info:
+    with pytest.raises(core.InvalidMove) as info:
         GAME.new_position({}, "").move_from_fields(fields)  # type: ignore[arg-type]
     assert info.value.field == field
 
@@ -385,15 +388,15 @@ def test_move_fields() -> None:
 @pytest.mark.parametrize(
     ("notation", "move", "error"),
     [
-        (START_8, "d4", base.IllegalMove),  # occupied
-        (START_8, "a1", base.IllegalMove),  # brackets nothing
-        (START_8, "pass", base.IllegalMove),  # passing while a placement exists
-        ("WWWWWW/WWWWBW/WWWBBW/WWBWWW/.BBBBW/.WWWWW 1 black=1", "a5", base.IllegalMove),  # must pass
-        (".WWW/BBBW/BBBW/BBBB - black=1", "a1", base.GameOverError),
-        (".WWW/BBBW/BBBW/BBBB - black=1", "pass", base.GameOverError),
+        (START_8, "d4", core.IllegalMove),  # occupied
+        (START_8, "a1", core.IllegalMove),  # brackets nothing
+        (START_8, "pass", core.IllegalMove),  # passing while a placement exists
+        ("WWWWWW/WWWWBW/WWWBBW/WWBWWW/.BBBBW/.WWWWW 1 black=1", "a5", core.IllegalMove),  # must pass
+        (".WWW/BBBW/BBBW/BBBB - black=1", "a1", core.GameOverError),
+        (".WWW/BBBW/BBBW/BBBB - black=1", "pass", core.GameOverError),
     ],
 )
-def test_illegal_moves(notation: str, move: str, error: type[base.RulesError]) -> None:
+def test_illegal_moves(notation: str, move: str, error: type[core.RulesError]) -> None:
     position = GAME.parse_position(notation)
     with pytest.raises(error) as info:
         position.apply(position.parse_move(move))
@@ -402,12 +405,12 @@ def test_illegal_moves(notation: str, move: str, error: type[base.RulesError]) -
 
 @pytest.mark.parametrize("move", ["d3", None, True, 64, -2, 2.0])
 def test_apply_rejects_values_that_are_not_moves(move: object) -> None:
-    with pytest.raises(base.InvalidMove):
+    with pytest.raises(core.InvalidMove):
         GAME.new_position({}, "").apply(move)
 
 
 def test_a_finished_game_refuses_even_garbage_as_game_over() -> None:
-    with pytest.raises(base.GameOverError):
+    with pytest.raises(core.GameOverError):
         GAME.parse_position(".WWW/BBBW/BBBW/BBBB - black=1").apply(None)
 
 
@@ -555,9 +558,9 @@ def _kind(square: int) -> int:
 
 
 def test_levels_are_declared() -> None:
-    assert [lv.name for lv in GAME.levels] == ["beginner", "corner_hunter", "expert"]
-    assert GAME.default_level == "expert"
-    assert all(lv.description.endswith(".") for lv in GAME.levels)
+    assert [lv.name for lv in LEVELS.levels] == ["beginner", "corner_hunter", "expert"]
+    assert LEVELS.default == "expert"
+    assert all(lv.description.endswith(".") for lv in LEVELS.levels)
 
 
 def test_beginner_takes_a_move_that_flips_the_most() -> None:
@@ -567,7 +570,7 @@ def test_beginner_takes_a_move_that_flips_the_most() -> None:
             continue
         grid, colour = grid_and_colour(position)
         counts = {r * 8 + c: len(ref_flips(grid, r, c, colour)) for r, c in ref_moves(grid, colour)}
-        result = GAME.best_move(position, "beginner", None, seed, 1, lambda: False)
+        result = LEVELS.best_move(position, "beginner", None, seed, 1, lambda: False)
         assert counts[result.move] == max(counts.values())
         # Its value: the disc margin right after the move.
         mine, theirs = position.scores() if position.to_move == 1 else position.scores()[::-1]
@@ -576,9 +579,9 @@ def test_beginner_takes_a_move_that_flips_the_most() -> None:
 
 def test_beginner_ties_are_seeded() -> None:
     start = GAME.new_position({}, "")  # all four openings flip one disc
-    chosen = {GAME.best_move(start, "beginner", None, seed, 1, lambda: False).move for seed in range(40)}
+    chosen = {LEVELS.best_move(start, "beginner", None, seed, 1, lambda: False).move for seed in range(40)}
     assert chosen == set(start.legal_moves())
-    again = [GAME.best_move(start, "beginner", None, 3, 1, lambda: False).move for _ in range(3)]
+    again = [LEVELS.best_move(start, "beginner", None, 3, 1, lambda: False).move for _ in range(3)]
     assert len(set(again)) == 1
 
 
@@ -588,9 +591,9 @@ def test_corner_hunter_takes_an_available_corner() -> None:
     notes = [position.move_notation(m) for m in position.legal_moves()]
     assert notes == ["a1", "h3", "a7", "b7", "c7", "d8"]
     for seed in range(5):
-        result = GAME.best_move(position, "corner_hunter", None, seed, 1, lambda: False)
+        result = LEVELS.best_move(position, "corner_hunter", None, seed, 1, lambda: False)
         assert position.move_notation(result.move) == "a1"
-        beginner = GAME.best_move(position, "beginner", None, seed, 1, lambda: False)
+        beginner = LEVELS.best_move(position, "beginner", None, seed, 1, lambda: False)
         assert position.move_notation(beginner.move) == "c7"
 
 
@@ -601,7 +604,7 @@ def test_corner_hunter_takes_a_corner_whenever_one_is_available() -> None:
         if position.to_move == 0:
             continue
         corners = [m for m in position.legal_moves() if m in (0, 7, 56, 63)]
-        result = GAME.best_move(position, "corner_hunter", None, seed, 1, lambda: False)
+        result = LEVELS.best_move(position, "corner_hunter", None, seed, 1, lambda: False)
         if corners:
             seen += 1
             assert result.move in corners
@@ -617,7 +620,7 @@ def test_corner_hunter_avoids_x_squares_next_to_an_empty_corner() -> None:
         x_of = {9: 0, 14: 7, 49: 56, 54: 63}
         moves = position.legal_moves()
         safe = [m for m in moves if m not in x_of or x_of[m] not in empty]
-        result = GAME.best_move(position, "corner_hunter", None, seed, 1, lambda: False)
+        result = LEVELS.best_move(position, "corner_hunter", None, seed, 1, lambda: False)
         if safe:
             assert result.move in safe
 
@@ -628,7 +631,7 @@ def test_expert_solves_small_endgames_exactly() -> None:
     for notation in cases:
         position = GAME.parse_position(notation)
         assert 0 < position.empties() <= EXACT_EMPTIES and position.to_move
-        result = GAME.best_move(position, "expert", None, 0, 1, lambda: False)
+        result = LEVELS.best_move(position, "expert", None, 0, 1, lambda: False)
         grid, colour = grid_and_colour(position)
         assert result.exact, notation
         assert result.value == ref_value(grid, colour), notation
@@ -662,7 +665,7 @@ def check_endgame_solver() -> None:
             continue
         checked += 1
         value = ref_value(*grid_and_colour(position))
-        exact = position.endgame_value(-math.inf, math.inf)
+        exact = endgame_value(position, -math.inf, math.inf)
         assert exact is not None and exact[0] == value and exact[1] > 0, position
         for alpha, beta in (
             (value - 1, value + 1),
@@ -670,7 +673,7 @@ def check_endgame_solver() -> None:
             (value, value + 0.25),
             (value + 3, value + 4),
         ):
-            answer = position.endgame_value(alpha, beta)
+            answer = endgame_value(position, alpha, beta)
             assert answer is not None
             v = answer[0]
             # Fail-soft: a bound on the right side when outside the window, the value inside it.
@@ -681,7 +684,7 @@ def check_endgame_solver() -> None:
             else:
                 assert v == value
     assert checked >= 12
-    assert random_position(8, 20, 1).endgame_value(-math.inf, math.inf) is None  # too many empties
+    assert endgame_value(random_position(8, 20, 1), -math.inf, math.inf) is None  # too many empties
 
 
 def test_expert_solve_mode_scores_top_moves_like_brute_force() -> None:
@@ -697,7 +700,7 @@ def test_expert_solve_mode_scores_top_moves_like_brute_force() -> None:
             after_grid, after_colour = grid_and_colour(after)
             value = ref_value(after_grid, after_colour)
             values[move] = value if after_colour == colour else -value
-    result = GAME.best_move(position, "expert", base.Limits(max_nodes=10**7), 0, len(values), lambda: False)
+    result = LEVELS.best_move(position, "expert", core.Limits(max_nodes=10**7), 0, len(values), lambda: False)
     assert result.exact and result.stop_reason == "solved"
     assert {a.move: a.value for a in result.alternatives} == values
 
@@ -710,7 +713,7 @@ def test_4x4_is_a_white_win_by_8() -> None:
 
 def test_expert_plays_a_legal_move_midgame_with_limits() -> None:
     position = random_position(8, 20, 11)
-    result = GAME.best_move(position, "expert", base.Limits(max_depth=3), 0, 3, lambda: False)
+    result = LEVELS.best_move(position, "expert", core.Limits(max_depth=3), 0, 3, lambda: False)
     assert result.move in position.legal_moves() and not result.exact
     assert len(result.alternatives) == 3 and result.alternatives[0].move == result.move
 
@@ -725,14 +728,14 @@ def test_evaluate_is_antisymmetric_and_bounded() -> None:
 @pytest.mark.parametrize("level", ["beginner", "corner_hunter", "expert"])
 def test_every_level_passes_when_it_must(level: str) -> None:
     position = GAME.parse_position("WWWWWW/WWWWBW/WWWBBW/WWBWWW/.BBBBW/.WWWWW 1 black=1")
-    result = GAME.best_move(position, level, None, 0, 1, lambda: False)
+    result = LEVELS.best_move(position, level, None, 0, 1, lambda: False)
     assert result.move == PASS
     if level == "expert":
         assert result.exact and result.value == ref_value(tuple(position.board_rows()), "B")
 
 
 def test_best_move_errors() -> None:
-    with pytest.raises(base.UnknownLevel):
-        GAME.best_move(GAME.new_position({}, ""), "grandmaster", None, 0, 1, lambda: False)
-    with pytest.raises(base.GameOverError):
-        GAME.best_move(GAME.parse_position(".WWW/BBBW/BBBW/BBBB - black=1"), None, None, 0, 1, lambda: False)
+    with pytest.raises(core.UnknownLevel):
+        LEVELS.best_move(GAME.new_position({}, ""), "grandmaster", None, 0, 1, lambda: False)
+    with pytest.raises(core.GameOverError):
+        LEVELS.best_move(GAME.parse_position(".WWW/BBBW/BBBW/BBBB - black=1"), None, None, 0, 1, lambda: False)

@@ -1,4 +1,4 @@
-"""Reversi's native endgame kernel (``service/games/reversi_endgame.c``, rules.md §4) against its reference,
+"""Reversi's native endgame kernel (``service/games/reversi_endgame.c``, docs/games/reversi.md) against its reference,
 the pure-Python ``_endgame``, and against known values; and expert with the kernel against expert without it.
 
 The kernel is built by ``make install``; without it (no C compiler) the tests that need it are skipped and
@@ -18,16 +18,21 @@ from functools import cache
 
 import pytest
 
-from service.games import reversi
-from service.games.base import Limits
-from service.games.reversi import GAME, PASS, ReversiPosition, exact_empties, native_solver, use_native
+from service.core import Limits
+from service.engines.reversi import GAME, PASS, ReversiPosition
+from service.engines.reversi.bitboards import GEOMETRIES, placement_mask
+from service.levels import reversi as reversi_levels
+from service.levels import reversi_endgame as endgame
+from service.levels.reversi import LEVELS, exact_empties
+from service.levels.reversi_endgame import native_solver
+from service.native import use_native
 
-GEO = reversi._GEOMETRIES[8]
+GEO = GEOMETRIES[8]
 FULL = GEO.full
 NATIVE = native_solver()
 needs_kernel = pytest.mark.skipif(
     NATIVE is None,
-    reason=f"the native endgame kernel is not built ({reversi.NATIVE_LIBRARY} is missing: `make install` builds "
+    reason=f"the native endgame kernel is not built ({endgame.NATIVE_LIBRARY} is missing: `make install` builds "
     "it with a C compiler) or GAMERULES_NO_NATIVE is set",
 )
 
@@ -43,7 +48,7 @@ def kernel(me: int, opp: int, alpha: int = -65, beta: int = 65) -> tuple[int, in
 @cache
 def python(me: int, opp: int, alpha: int = -65, beta: int = 65) -> int:
     """The value from the pure-Python solver, the reference (remembered: several tests ask)."""
-    return reversi._endgame(me, opp, reversi._placements(me, opp, GEO), alpha, beta, GEO, [0])
+    return endgame._endgame(me, opp, placement_mask(me, opp, GEO), alpha, beta, GEO, [0])
 
 
 def board(text: str) -> tuple[int, int]:
@@ -88,8 +93,8 @@ def cases() -> list[tuple[int, int]]:
     per_empties = {6: 50, 7: 50, 8: 40, 9: 30, 10: 20, 11: 8, 12: 4}
     for empties, count in per_empties.items():
         for k in range(count):
-            me, opp = played(empties, 1000 * empties + k)._sides()
-            if k % 2 and not reversi._placements(opp, me, GEO):
+            me, opp = played(empties, 1000 * empties + k).sides()
+            if k % 2 and not placement_mask(opp, me, GEO):
                 me, opp = opp, me
             out.append((me, opp))
     rng = random.Random(7)
@@ -102,10 +107,8 @@ CASES = cases()
 
 
 def test_cases_cover_passes_and_lopsided_endings() -> None:
-    root_passes = sum(1 for me, opp in CASES if not reversi._placements(me, opp, GEO))
-    finished = sum(
-        1 for me, opp in CASES if not reversi._placements(me, opp, GEO) and not reversi._placements(opp, me, GEO)
-    )
+    root_passes = sum(1 for me, opp in CASES if not placement_mask(me, opp, GEO))
+    finished = sum(1 for me, opp in CASES if not placement_mask(me, opp, GEO) and not placement_mask(opp, me, GEO))
     lopsided = sum(1 for me, opp in CASES if abs(python(me, opp)) >= 40)
     assert root_passes >= 10 and finished >= 3 and lopsided >= 20
 
@@ -161,28 +164,28 @@ def test_ffo_40() -> None:
 @needs_kernel
 def test_endgame_value_uses_the_kernel_on_8x8() -> None:
     position = played(14, 3)
-    answer = position.endgame_value(-100.0, 100.0)
+    answer = endgame.endgame_value(position, -100.0, 100.0)
     assert answer is not None
-    me, opp = position._sides()
+    me, opp = position.sides()
     value, nodes = kernel(me, opp)
-    assert answer == (float(value), -(-nodes // reversi.NATIVE_NODE_WEIGHT))
-    assert played(reversi.NATIVE_EMPTIES + 2, 3).endgame_value(-100.0, 100.0) is None
+    assert answer == (float(value), -(-nodes // endgame.NATIVE_NODE_WEIGHT))
+    assert endgame.endgame_value(played(endgame.NATIVE_EMPTIES + 2, 3), -100.0, 100.0) is None
     six = GAME.parse_position("....../....../..WB../..BW../....../...... 1 black=1")
-    assert six.endgame_value(-100.0, 100.0) is None  # 32 empties on 6x6: neither solver
+    assert endgame.endgame_value(six, -100.0, 100.0) is None  # 32 empties on 6x6: neither solver
     previous = use_native(False)
     try:
-        assert position.endgame_value(-100.0, 100.0) is None  # beyond ENDGAME_EMPTIES without the kernel
-        assert exact_empties(position) == reversi.EXACT_EMPTIES
+        assert endgame.endgame_value(position, -100.0, 100.0) is None  # beyond ENDGAME_EMPTIES without the kernel
+        assert exact_empties(position) == reversi_levels.EXACT_EMPTIES
     finally:
         use_native(previous)
-    assert exact_empties(position) == reversi.EXACT_EMPTIES_NATIVE
-    assert exact_empties(GAME.new_position({"size": 6}, "")) == reversi.EXACT_EMPTIES
+    assert exact_empties(position) == reversi_levels.EXACT_EMPTIES_NATIVE
+    assert exact_empties(GAME.new_position({"size": 6}, "")) == reversi_levels.EXACT_EMPTIES
 
 
 def expert(position: ReversiPosition, native: bool, top_n: int = 1) -> tuple[object, float, dict[object, float]]:
     previous = use_native(native)
     try:
-        result = GAME.best_move(position, "expert", Limits(max_nodes=10**7), 0, top_n, lambda: False)
+        result = LEVELS.best_move(position, "expert", Limits(max_nodes=10**7), 0, top_n, lambda: False)
     finally:
         use_native(previous)
     assert result.exact and result.stop_reason == "solved"
@@ -206,21 +209,21 @@ def test_expert_is_exact_and_the_same_with_and_without_the_kernel(empties: int, 
         if after.to_move == 0:
             kept = after.final_value(position.to_move)
         else:
-            me, opp = after._sides()
+            me, opp = after.sides()
             kept = kernel(me, opp)[0] * (1 if after.to_move == position.to_move else -1)
         assert kept == value
 
 
 @needs_kernel
 def test_expert_solves_from_exact_empties_native() -> None:
-    position = played(reversi.EXACT_EMPTIES_NATIVE, 11)
-    result = GAME.best_move(position, "expert", None, 0, 1, lambda: False)
-    me, opp = position._sides()
+    position = played(reversi_levels.EXACT_EMPTIES_NATIVE, 11)
+    result = LEVELS.best_move(position, "expert", None, 0, 1, lambda: False)
+    me, opp = position.sides()
     assert result.exact and result.value == kernel(me, opp)[0] and result.move != PASS
 
 
 def test_the_environment_turns_the_kernel_off() -> None:
-    code = "from service.games import reversi; print(reversi.native_solver() is None)"
+    code = "from service.levels import reversi_endgame; print(reversi_endgame.native_solver() is None)"
     env = {**os.environ, "GAMERULES_NO_NATIVE": "1"}
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "True"
@@ -232,15 +235,15 @@ def test_the_kernel_gives_up_at_its_stop_time():
     reads the clock itself. With ``stop_at`` already past it gives up on its first node, and so does the
     solve-mode hook; a ``stop_at`` far ahead changes nothing."""
     position = played(18, 7)
-    me, opp = position._sides()
+    me, opp = position.sides()
     assert NATIVE is not None
     nodes = ctypes.c_uint64()
-    assert NATIVE(me, opp, -65, 65, time.monotonic() - 1, ctypes.byref(nodes)) == reversi.NATIVE_GAVE_UP
+    assert NATIVE(me, opp, -65, 65, time.monotonic() - 1, ctypes.byref(nodes)) == endgame.NATIVE_GAVE_UP
     assert nodes.value == 1
-    assert position.endgame_value(-math.inf, math.inf, time.monotonic() - 1) is None
+    assert endgame.endgame_value(position, -math.inf, math.inf, time.monotonic() - 1) is None
     small = played(12, 7)
-    later = small.endgame_value(-math.inf, math.inf, time.monotonic() + 3600)
-    assert later == small.endgame_value(-math.inf, math.inf) and later is not None
+    later = endgame.endgame_value(small, -math.inf, math.inf, time.monotonic() + 3600)
+    assert later == endgame.endgame_value(small, -math.inf, math.inf) and later is not None
 
 
 @needs_kernel
@@ -255,6 +258,6 @@ def test_a_search_whose_deadline_has_passed_still_answers():
             return "deadline"
 
     position = played(17, 3)
-    result = GAME.best_move(position, "expert", None, 1, 1, Passed())
+    result = LEVELS.best_move(position, "expert", None, 1, 1, Passed())
     assert result.move in position.legal_moves() and not result.exact
     assert result.stop_reason == "deadline"

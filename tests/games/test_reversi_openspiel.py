@@ -1,4 +1,4 @@
-"""Differential test of the Reversi engine against OpenSpiel's ``othello`` (rules.md §4, 8×8).
+"""Differential test of the Reversi engine against OpenSpiel's ``othello`` (docs/games/reversi.md, 8×8).
 
 OpenSpiel numbers squares ``row * 8 + col`` with a1 = 0 (rows from the top), like the engine, and action 64
 is its pass. Player 0 is Black. OpenSpiel makes a seat with no placement play the pass action itself; the
@@ -12,7 +12,7 @@ import random
 
 import pytest
 
-from service.games.reversi import GAME, PASS
+from service.engines.reversi import GAME, PASS
 
 pyspiel = pytest.importorskip("pyspiel")
 

@@ -1,4 +1,4 @@
-"""Strands rules (rules.md §3): layouts, cell names, notation, move counting and paging, the result, and
+"""Strands rules (docs/games/strands.md): layouts, cell names, notation, move counting and paging, the result, and
 malformed input. Search and levels are in ``test_strands_search.py``."""
 
 from __future__ import annotations
@@ -10,17 +10,17 @@ from math import comb
 
 import pytest
 
-from service.games.base import (
+from service.core.errors import (
     GameOverError,
     IllegalMove,
     InvalidMove,
     InvalidOption,
     InvalidPosition,
-    MoveGroup,
     NotationError,
     RulesError,
 )
-from service.games.strands import GAME, StrandsPosition, compare_group_sizes
+from service.core.values import MoveGroup
+from service.engines.strands import GAME, StrandsPosition, compare_group_sizes
 from tests.games.contract import check_random_games
 
 STANDARD_DRAWING = """

@@ -1,5 +1,5 @@
 """Strands best moves: the search reduction, proved values against an independent brute force over every
-legal move, and the levels' contract (rules.md §3; service/search)."""
+legal move, and the levels' contract (docs/games/strands.md; service/search, service/levels)."""
 
 from __future__ import annotations
 
@@ -8,8 +8,10 @@ from functools import cache
 
 import pytest
 
-from service.games.base import GameOverError, Limits, UnknownLevel
-from service.games.strands import CANDIDATE_CAP, GAME, StrandsPosition
+from service.core.errors import GameOverError, UnknownLevel
+from service.core.values import Limits
+from service.engines.strands import CANDIDATE_CAP, GAME, StrandsPosition
+from service.levels.strands import LEVELS
 from service.search import never
 
 
@@ -46,7 +48,7 @@ def test_proved_values_match_brute_force(layout: str, labels: str, exact: bool) 
     start = GAME.new_position({"layout": layout, "labels": labels, "exact_count": exact}, "")
     for opening in start.legal_moves():
         position = start.play(opening)
-        result = GAME.best_move(position, "hard", None, 0, 1, never)
+        result = LEVELS.best_move(position, "hard", None, 0, 1, never)
         assert result.exact and result.stop_reason == "solved"
         assert result.value == _brute_value(position)
         # The proved move really achieves the value.
@@ -59,7 +61,7 @@ def test_proved_value_in_a_side3_endgame() -> None:
     # Side 3, seven empty cells: three 2s and four 3s.
     position = GAME.parse_position("333/3223/32123/3223/333 BWW/W..W/.WBB./BB.B/W.. 1 exact=0")
     assert position.legal_move_count() == 20
-    result = GAME.best_move(position, "hard", None, 0, 3, never)
+    result = LEVELS.best_move(position, "hard", None, 0, 3, never)
     assert result.exact and result.value == _brute_value(position)
     assert result.alternatives[0].move == result.move and len(result.alternatives) == 3
 
@@ -87,7 +89,7 @@ def test_capped_root_is_never_called_exact() -> None:
     # Only seven empty 3s are left: 35 full covers at the root (more than the cap), a tiny tree below it.
     position = GAME.parse_position("333/3223/32123/3223/333 .B./BBW./BWWW./.WWB/.B. 2 exact=0")
     assert len(_full_covers(position)) > CANDIDATE_CAP
-    result = GAME.best_move(position, "medium", Limits(max_depth=20, max_time_ms=600_000), 0, 1, never)
+    result = LEVELS.best_move(position, "medium", Limits(max_depth=20, max_time_ms=600_000), 0, 1, never)
     assert not result.exact and result.stop_reason == "depth"
     position.apply(result.move)
 
@@ -97,7 +99,7 @@ def test_levels_answer_legal_moves(level: str) -> None:
     limits = Limits(max_nodes=40) if level == "hard" else None  # hard: 40 Monte Carlo iterations
     for position in (GAME.new_position({}, ""), GAME.new_position({"layout": "random7", "exact_count": True}, "x")):
         for _ in range(2):
-            result = GAME.best_move(position, level, limits, 7, 2, never)
+            result = LEVELS.best_move(position, level, limits, 7, 2, never)
             position.apply(result.move)
             assert result.alternatives[0].move == result.move
             assert len({a.move for a in result.alternatives}) == len(result.alternatives) == 2
@@ -112,23 +114,23 @@ def test_same_seed_same_answer() -> None:
         ("medium", Limits(max_depth=2, max_time_ms=600_000)),
         ("hard", Limits(max_nodes=30, max_time_ms=600_000)),
     ):
-        first = GAME.best_move(position, level, limits, 3, 1, never)
-        again = GAME.best_move(position, level, limits, 3, 1, never)
+        first = LEVELS.best_move(position, level, limits, 3, 1, never)
+        again = LEVELS.best_move(position, level, limits, 3, 1, never)
         assert (first.move, first.value) == (again.move, again.value)
 
 
 def test_best_move_errors() -> None:
     end = GAME.parse_position("22/222/22 BB/BWW/WW - exact=0")
     with pytest.raises(GameOverError):
-        GAME.best_move(end, None, None, 0, 1, never)
+        LEVELS.best_move(end, None, None, 0, 1, never)
     with pytest.raises(UnknownLevel):
-        GAME.best_move(GAME.new_position({}, ""), "expert", None, 0, 1, never)
-    assert {lv.name for lv in GAME.levels} == {"easy", "medium", "hard"} and GAME.default_level == "medium"
+        LEVELS.best_move(GAME.new_position({}, ""), "expert", None, 0, 1, never)
+    assert {lv.name for lv in LEVELS.levels} == {"easy", "medium", "hard"} and LEVELS.default == "medium"
 
 
 def test_a_stop_signal_answers_at_once() -> None:
     position = GAME.new_position({}, "")
     position = position.play(position.parse_move("f5"))
-    result = GAME.best_move(position, "hard", None, 0, 1, lambda: True)
+    result = LEVELS.best_move(position, "hard", None, 0, 1, lambda: True)
     position.apply(result.move)
     assert result.stop_reason == "cancelled"

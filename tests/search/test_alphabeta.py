@@ -7,9 +7,9 @@ from typing import Any
 
 import pytest
 
-from service.games.base import GameOverError, Limits
+from service.core import GameOverError, Limits
 from service.search import search
-from tests.search.toys import BoundedTree, Nim, Piles, TicTacToe, Tree, minimax, move_values
+from tests.search.toys import ENDGAME, BoundedTree, Nim, Piles, TicTacToe, Tree, minimax, move_values
 
 
 def _nim_value(heaps: tuple[int, ...]) -> float:
@@ -297,7 +297,7 @@ def test_solve_mode_top_n_scores_moves_exactly(seed: int) -> None:
 def test_solve_mode_uses_the_engine_hooks(seed: int) -> None:
     position = BoundedTree(400 + seed, width=60)
     BoundedTree.calls = 0
-    result = search(position, Limits(), solve=True, top_n=2)
+    result = search(position, Limits(), solve=True, top_n=2, plugins=ENDGAME)
     assert result.exact and result.value == minimax(position)
     assert result.depth == 12  # plies_left() at the root: one iteration straight to the end
     assert BoundedTree.calls > 0
@@ -305,7 +305,7 @@ def test_solve_mode_uses_the_engine_hooks(seed: int) -> None:
     assert all(values[a.move] == a.value for a in result.alternatives)
     # Without solve mode the endgame hook is never asked.
     BoundedTree.calls = 0
-    assert search(position, Limits()).value == result.value and BoundedTree.calls == 0
+    assert search(position, Limits(), plugins=ENDGAME).value == result.value and BoundedTree.calls == 0
 
 
 def test_solve_mode_respects_max_depth_and_answers_with_the_lead_when_stopped() -> None:

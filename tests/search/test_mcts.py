@@ -6,7 +6,7 @@ import random
 
 import pytest
 
-from service.games.base import GameOverError, Limits
+from service.core import GameOverError, Limits
 from service.search import mcts
 from tests.search.toys import Nim, Piles, QuickWin, TicTacToe
 

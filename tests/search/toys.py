@@ -1,4 +1,4 @@
-"""Small games implementing the search hooks of ``base.Position``, with brute-force minimax to check against.
+"""Small games implementing the search hooks of ``core.Position``, with brute-force minimax to check against.
 
 - ``Nim``: heaps, take any number from one heap, the player who takes the last object wins (+1 / -1).
 - ``TicTacToe``: the usual 3×3 game, margin +1 / 0 / -1.
@@ -17,10 +17,21 @@ import hashlib
 from functools import cache
 from typing import Any
 
+from service.core.contract import Position
+from service.search import Plugins
+
 INF = float("inf")
 
 
-class Nim:
+class Toy:
+    """The contract's optional search members with their defaults (toys implement only the search hooks)."""
+
+    __slots__ = ()
+    plies_left = Position.plies_left
+    search_moves_complete = Position.search_moves_complete
+
+
+class Nim(Toy):
     __slots__ = ("heaps", "to_move", "winner")
 
     def __init__(self, heaps: tuple[int, ...], to_move: int = 1, winner: int = 0) -> None:
@@ -64,7 +75,7 @@ class Nim:
 _LINES = ((0, 1, 2), (3, 4, 5), (6, 7, 8), (0, 3, 6), (1, 4, 7), (2, 5, 8), (0, 4, 8), (2, 4, 6))
 
 
-class TicTacToe:
+class TicTacToe(Toy):
     __slots__ = ("board", "to_move")
 
     def __init__(self, board: tuple[int, ...] = (0,) * 9, to_move: int = 1) -> None:
@@ -104,7 +115,7 @@ class TicTacToe:
         return 0.0 if w == 0 else (1.0 if w == seat else -1.0)
 
 
-class Piles:
+class Piles(Toy):
     """Scores (s1, s2); a pile emptied by the mover gives the mover another turn."""
 
     __slots__ = ("piles", "scores", "to_move")
@@ -159,7 +170,7 @@ def _h(*parts: Any) -> int:
     return int.from_bytes(hashlib.blake2b(repr(parts).encode(), digest_size=8).digest(), "big")
 
 
-class Tree:
+class Tree(Toy):
     """A random game graph: position = (seed, ply, key). ``width`` bounds distinct keys per ply."""
 
     __slots__ = ("_hash", "key", "ply", "seed", "to_move", "width")
@@ -210,7 +221,7 @@ class Tree:
         return float(v if seat == 1 else -v)
 
 
-class QuickWin:
+class QuickWin(Toy):
     """Seat 1 to move with 12 moves; move 7 wins at once (+5). Other moves start a long random race."""
 
     __slots__ = ("left", "to_move", "won")
@@ -302,7 +313,11 @@ class BoundedTree(Tree):
         return 12 - self.ply
 
     def endgame_value(self, alpha: float, beta: float, stop_at: float | None = None) -> tuple[float, int] | None:
+        """The solve-mode plug-in (``ENDGAME``)."""
         if 12 - self.ply > self.small:
             return None
         BoundedTree.calls += 1
         return minimax(self), 1
+
+
+ENDGAME = Plugins(endgame=BoundedTree.endgame_value)

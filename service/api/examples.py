@@ -1,0 +1,76 @@
+"""Real examples for the OpenAPI document: for every method, one request per game and the gateway's answer.
+
+``examples.json`` (beside this module) holds them; the OpenAPI document (``service/api/openapi.py``) shows
+them as each operation's request and response examples. They are recorded, never written by hand:
+``python -m service.api.record_examples`` (``make examples``) builds the requests from the engines (a small start
+position per game, its first legal moves, a finished game), sends each through the gateway app to a gRPC
+server started in this process, and writes the answers. ``tests/api/test_examples.py`` sends every recorded
+request to a running gateway and server and compares the answer with the recorded one (all but the
+best-move search's ``elapsedMs``, which is a measurement).
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+PATH = Path(__file__).with_name("examples.json")
+# Answer fields that are measurements, not results: left out of the comparison.
+MEASURED = frozenset({"elapsedMs"})
+# Small boards keep the answers short; seeds make random boards repeatable.
+OPTIONS: dict[str, dict[str, Any]] = {
+    "reversi": {"size": 6},
+    "kalah": {"seedsPerPit": 3},
+    "dots-and-boxes": {"rows": 2, "cols": 2},
+    "petak-sawah": {"rows": 4, "cols": 4, "rocks": 2},
+    "strands": {"layout": "side4"},
+}
+SEED = "7"
+
+
+@dataclass(frozen=True)
+class Example:
+    method: str  # the RPC's name, e.g. "LegalMoves"
+    game: str  # the game id in the path; "" for ListGames
+    summary: str
+    request: dict[str, Any] | None  # the JSON body; None for a GET
+    response: dict[str, Any]
+
+    @property
+    def name(self) -> str:
+        return self.game or "all"
+
+    @property
+    def http(self) -> tuple[str, str]:
+        """(verb, path) of the call."""
+        if self.method == "ListGames":
+            return "GET", "/v1/games"
+        if self.method == "GetGame":
+            return "GET", f"/v1/games/{self.game}"
+        return "POST", f"/v1/games/{self.game}:{self.method[0].lower()}{self.method[1:]}"
+
+
+@functools.cache
+def load() -> tuple[Example, ...]:
+    """The recorded examples (none if the file is missing: the document then has none)."""
+    try:
+        raw = json.loads(PATH.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return ()
+    return tuple(Example(**entry) for entry in raw)
+
+
+def for_method(method: str) -> list[Example]:
+    return [example for example in load() if example.method == method]
+
+
+def comparable(answer: Any) -> Any:
+    """``answer`` without its measured fields, at any depth."""
+    if isinstance(answer, dict):
+        return {key: comparable(value) for key, value in answer.items() if key not in MEASURED}
+    if isinstance(answer, list):
+        return [comparable(value) for value in answer]
+    return answer

@@ -1,0 +1,129 @@
+"""The plain values every layer trades in: moves, events, outcomes, option specs, limits and search results.
+
+Nothing here knows a game, the search or the transport; every other package may import this one.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, Literal, get_args
+
+# A move as an engine sees it: a small hashable value the engine chooses (an int square, pit or line, a tuple
+# of cells). Typed Any so that each engine's methods can name their own kind of move.
+Move = Any
+
+# Closed vocabularies: the only words these fields take, here and in the API (the OpenAPI document lists them as
+# enums from these tuples; mypy holds the engines to them).
+
+# ``Event.type``: one word per idea, shared by the games where the idea is the same.
+EventType = Literal[
+    "place", "flip", "pass", "sow", "capture", "extra_turn", "sweep", "line", "box", "points", "phase", "game_over"
+]
+# ``Outcome.reason``: the rule that decided a result. The API reports every draw as "draw".
+ResultReason = Literal["discs", "seeds", "boxes", "points", "largest_group", "non_opener", "group_sizes", "draw"]
+# ``SearchResult.stop_reason``: why a search stopped ("rule": a level's rule chose the move, no search).
+StopReason = Literal["depth", "time", "nodes", "deadline", "cancelled", "solved", "rule"]
+# ``OptionSpec.type``: "cells" is a list of cell names.
+OptionType = Literal["int", "bool", "string", "enum", "cells"]
+EVENT_TYPES: tuple[str, ...] = get_args(EventType)
+RESULT_REASONS: tuple[str, ...] = get_args(ResultReason)
+STOP_REASONS: tuple[str, ...] = get_args(StopReason)
+OPTION_TYPES: tuple[str, ...] = get_args(OptionType)
+
+
+@dataclass(frozen=True, slots=True)
+class Event:
+    """Something that happened while a move was applied, in the order it happened.
+
+    ``type`` is a game word shared across games where the idea is the same (``EVENT_TYPES``).
+    """
+
+    type: EventType
+    seat: int = 0  # the seat it happened to or for, 0 when none
+    cells: tuple[str, ...] = ()  # squares / pits / lines / cells involved, in notation
+    count: int = 0  # how many (discs flipped, seeds captured, points scored, boxes...)
+    detail: str = ""  # one human-readable sentence
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    """The result of a finished game: who won and which rule decided it (python-chess's Outcome)."""
+
+    winner: int  # 1 or 2; 0 for a draw
+    reason: ResultReason  # the deciding rule
+    detail: str = ""  # one sentence, e.g. "Black 33 discs, White 31"
+
+
+@dataclass(frozen=True, slots=True)
+class OptionSpec:
+    """One option of ``new_position``: its name (snake_case, as in the API), type, default and range."""
+
+    name: str
+    type: OptionType
+    default: Any
+    description: str
+    minimum: int | None = None
+    maximum: int | None = None
+    choices: tuple[str, ...] = ()
+    step: int = 1  # an int option's values go from ``minimum`` in steps of this (Reversi's even board sides)
+
+
+@dataclass(frozen=True, slots=True)
+class Limits:
+    """How long a search may run. ``None`` means no limit of that kind (chess.engine.Limit's model)."""
+
+    max_time_ms: int | None = None
+    max_depth: int | None = None
+    max_nodes: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Level:
+    """A named best-move level: what it plays like, and the limits it searches with by default."""
+
+    name: str
+    description: str
+    limits: Limits = field(default_factory=Limits)
+
+
+@dataclass(frozen=True, slots=True)
+class ScoredMove:
+    """A move with its value from the mover's point of view, and whether that value is proved."""
+
+    move: Move
+    value: float
+    exact: bool = False
+
+
+@dataclass(slots=True)
+class SearchResult:
+    """What ``best_move`` answers. Values are from the mover's point of view in the game's own units
+    (final margin of discs / seeds / boxes / points when ``exact``; an estimate otherwise)."""
+
+    move: Move
+    value: float
+    exact: bool
+    depth: int = 0
+    nodes: int = 0
+    elapsed_ms: float = 0.0
+    # One of STOP_REASONS; a str because the search takes it from its stop signal at run time (a test holds
+    # every search to the set).
+    stop_reason: str = ""
+    pv: list[Move] = field(default_factory=list)
+    alternatives: list[ScoredMove] = field(default_factory=list)  # best first, includes ``move``
+
+
+@dataclass(frozen=True, slots=True)
+class MoveGroup:
+    """One part of a compact move space (Strands): cover ``min_count``..``max_count`` of ``cells``."""
+
+    label: int
+    cells: tuple[str, ...]
+    min_count: int
+    max_count: int
+
+
+# A callable the search polls; returns something true when the search must stop: True, or the reason as a
+# string ("deadline", "cancelled"), which the search reports as its stop_reason.
+StopSignal = Callable[[], bool | str]

@@ -1,0 +1,80 @@
+"""Kalah's levels: ``easy`` takes a free move when it sees one, else a random pit; ``medium`` is alpha-beta to 4
+plies counting only the stores; ``hard`` (the default) is iterative-deepening alpha-beta with the engine's
+``evaluate`` (stores, seeds on each side, free moves, capture threats) under a node budget, or until the
+caller's time limit when one is given, and the search's solve mode once few seeds are left in the pits. Below
+the root ``hard`` searches in the native kernel when it is built (``kalah_kernel.py``): the same search and
+values, about sixty times the positions a second, so some 6-9 plies deeper in the same time."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from service.core.values import Level, Limits, SearchResult, StopSignal
+from service.engines.kalah import KalahPosition
+from service.levels.driver import GameLevels
+from service.levels.kalah_kernel import subtree_value
+from service.search import Plugins, greedy, search
+
+PLUGINS = Plugins(subtree=subtree_value)  # what hard hands the search
+
+
+def _easy(position: KalahPosition, limits: Limits, rng: Any, top_n: int, stop: StopSignal) -> SearchResult:
+    """A beginner: takes a free move when it sees one, otherwise any pit (greedy's random tie-break). The
+    key is in seeds: the store margin now, plus the seed a free move drops into the mover's store."""
+    margin = position.final_value(position.to_move)
+    free = {pit for pit, extra, _capture in position.move_hints() if extra}
+    return greedy(position, lambda p, move: margin + (move in free), rng, top_n)
+
+
+def _medium(position: KalahPosition, limits: Limits, rng: Any, top_n: int, stop: StopSignal) -> SearchResult:
+    """Alpha-beta to the level's depth (4 plies) counting only the stores: blind to threats past it."""
+    return search(position, limits, stop=stop, top_n=top_n, rng=rng, evaluate=KalahPosition.store_difference)
+
+
+# The hard level's node budget when the caller gives no time limit: answers are then the same on every
+# machine. With a time limit it searches until the time is up instead (the budget would stop it long before
+# on a fast machine, and a caller who gives time wants it used).
+HARD_NODES = 100_000
+# From this many seeds left in the pits, hard proves the game to its end (the search's solve mode). Measured
+# on random endgames: with 12 seeds a proof takes at most a few thousand nodes, with 16 up to 150k+.
+SOLVE_SEEDS = 14
+# Iterations before the solve leaps to the end of the game: the answer if the proof does not fit the budget.
+SOLVE_LEAD = 8
+
+
+def _hard(position: KalahPosition, limits: Limits, rng: Any, top_n: int, stop: StopSignal) -> SearchResult:
+    """Iterative-deepening alpha-beta with ``KalahPosition.evaluate``: under the level's node budget when no
+    time is given (no depth cap, so the answer does not depend on the clock), until the time is up when it
+    is; from ``SOLVE_SEEDS`` seeds in the pits the solve mode, straight to the end of the game after
+    ``SOLVE_LEAD`` iterations. It ends early, exact, once every line reaches the end. Extra turns need no
+    care here: the search keeps the sign of a child whose seat to move has not changed."""
+    if limits.max_time_ms is not None and limits.max_nodes == HARD_NODES:
+        limits = Limits(max_time_ms=limits.max_time_ms, max_depth=limits.max_depth)
+    if limits.max_depth is None and position.seeds_in_play() <= SOLVE_SEEDS:
+        return search(
+            position, limits, stop=stop, top_n=top_n, rng=rng, solve=True, solve_lead=SOLVE_LEAD, plugins=PLUGINS
+        )
+    return search(position, limits, stop=stop, top_n=top_n, rng=rng, plugins=PLUGINS)
+
+
+LEVELS = GameLevels(
+    "kalah",
+    (
+        Level("easy", "Takes a free move when it sees one, otherwise plays a random pit."),
+        Level(
+            "medium",
+            "Looks four moves ahead (extra turns count as moves) and counts only the seeds in the stores.",
+            Limits(max_depth=4),
+        ),
+        Level(
+            "hard",
+            f"Searches deep ({HARD_NODES:,} positions, or until the time limit when one is given; in compiled "
+            "code when the service has it, some 18 plies in half a second), chaining extra turns and weighing the "
+            f"stores, the seeds on each side, free moves and capture threats; from {SOLVE_SEEDS} seeds left in the "
+            "pits it computes the game to the end exactly whenever that fits its budget.",
+            Limits(max_nodes=HARD_NODES),
+        ),
+    ),
+    "hard",
+    {"easy": _easy, "medium": _medium, "hard": _hard},
+)

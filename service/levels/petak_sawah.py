@@ -1,0 +1,76 @@
+"""Petak Sawah's levels: ``easy`` takes the cell scoring most now (seeded random ties); ``medium`` weighs each
+move by the engine's evaluation one move deep; ``hard`` is the shared alpha-beta with ``evaluate`` (points now
+plus the hot cells shared out alternately) under a node budget (``HARD_NODES``), switching to the search's
+solve mode (straight to the end of the game) from ``HARD_SOLVE_EMPTIES`` empty cells, where it proves the exact
+final margin."""
+
+from __future__ import annotations
+
+from random import Random
+from typing import Any
+
+from service.core.values import Level, Limits, SearchResult, StopSignal
+from service.engines.petak_sawah import PetakSawahPosition
+from service.levels.driver import GameLevels
+from service.search import greedy, search
+
+# Medium weighs each move by hard's evaluation one move deep. Deeper medium searches played almost as well as
+# hard at the benchmark's time per move, and counting only the points on the board (3 moves deep) lost to
+# easy's greedy rule in 3 of 8 games (``python -m bench.strength --only petak-sawah``).
+MEDIUM_DEPTH = 1
+# The hard level's budget, in search nodes (deterministic, unlike a time limit). From ``HARD_SOLVE_EMPTIES``
+# empty cells hard uses the search's solve mode (``HARD_SOLVE_LEAD`` shallow iterations, then straight to the
+# end): on 5x5 boards an exact solve takes about 20k nodes from 12 empty cells and 75k-120k from 14 (about
+# 0.2 s and 0.7-1.1 s on one core; ``python -m bench.solve``), well inside this budget. Above that it
+# searches as deep as the budget allows.
+HARD_NODES = 250_000
+HARD_SOLVE_EMPTIES = 14
+HARD_SOLVE_LEAD = 4
+
+
+def margin_now(position: PetakSawahPosition, seat: int) -> float:
+    """The points margin for ``seat`` as the board stands (easy's measure): no look at what is to come."""
+    if position.to_move == 0:
+        return position.final_value(seat)
+    points1, points2 = position.scores()
+    return float(points1 - points2 if seat == 1 else points2 - points1)
+
+
+def _margin_after(position: Any, move: Any) -> float:
+    seat = position.to_move
+    return margin_now(position.play(move), seat)
+
+
+def _easy(position: Any, limits: Limits, rng: Random, top_n: int, stop: StopSignal) -> SearchResult:
+    return greedy(position, _margin_after, rng, top_n, moves=position.legal_moves())
+
+
+def _medium(position: Any, limits: Limits, rng: Random, top_n: int, stop: StopSignal) -> SearchResult:
+    return search(position, limits, stop=stop, top_n=top_n, rng=rng)
+
+
+def _hard(position: Any, limits: Limits, rng: Random, top_n: int, stop: StopSignal) -> SearchResult:
+    solve = position.empty.bit_count() <= HARD_SOLVE_EMPTIES
+    return search(position, limits, stop=stop, top_n=top_n, rng=rng, solve=solve, solve_lead=HARD_SOLVE_LEAD)
+
+
+LEVELS = GameLevels(
+    "petak-sawah",
+    (
+        Level("easy", "Takes the cell that scores the most points right now, at random among equals."),
+        Level(
+            "medium",
+            "Looks one move ahead, weighing the points now and the points still to be won around each empty cell.",
+            Limits(max_depth=MEDIUM_DEPTH),
+        ),
+        Level(
+            "hard",
+            "Searches deep, estimating the points still to be won around every empty cell, and plays "
+            "perfectly (the exact final margin, tie-breaks included) once few enough cells are left to search "
+            "to the end.",
+            Limits(max_nodes=HARD_NODES),
+        ),
+    ),
+    "hard",
+    {"easy": _easy, "medium": _medium, "hard": _hard},
+)

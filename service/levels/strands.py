@@ -1,0 +1,49 @@
+"""Strands' best-move levels: ``easy`` plays the candidate cover that evaluates best one move ahead, ``medium`` is
+a two-move alpha-beta, ``hard`` (Monte Carlo tree search with the engine's group-growing playouts) hands over to
+alpha-beta, and so to proofs, once every full cover fits the search (``search_moves_complete``)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from service.core.values import Level, Limits, SearchResult, StopSignal
+from service.engines.strands import StrandsPosition
+from service.levels.driver import GameLevels
+from service.search import greedy, mcts, search
+
+
+def _easy(position: StrandsPosition, limits: Limits, rng: Any, top_n: int, stop: StopSignal) -> SearchResult:
+    mover = position.to_move
+    return greedy(position, lambda p, m: p.play(m).evaluate(mover), rng, top_n)
+
+
+def _medium(position: StrandsPosition, limits: Limits, rng: Any, top_n: int, stop: StopSignal) -> SearchResult:
+    return search(position, limits, stop=stop, top_n=top_n, rng=rng)
+
+
+def _hard(position: StrandsPosition, limits: Limits, rng: Any, top_n: int, stop: StopSignal) -> SearchResult:
+    if position.search_moves_complete():
+        # Every full cover fits the search from here to the end: alpha-beta can prove the result.
+        return search(position, limits, stop=stop, top_n=top_n, rng=rng)
+    return mcts(position, limits, stop=stop, top_n=top_n, rng=rng, rollout=StrandsPosition.playout_move)
+
+
+LEVELS = GameLevels(
+    "strands",
+    levels=(
+        Level("easy", "Plays the candidate cover that evaluates best one move ahead.", Limits()),
+        Level(
+            "medium",
+            "Alpha-beta two moves deep over group-aware candidate covers.",
+            Limits(max_time_ms=1000, max_depth=2),
+        ),
+        Level(
+            "hard",
+            "Monte Carlo tree search with group-growing playouts for 1.5 seconds, then alpha-beta to the proved "
+            "end once every full cover fits the search.",
+            Limits(max_time_ms=1500),
+        ),
+    ),
+    default="medium",
+    strategies={"easy": _easy, "medium": _medium, "hard": _hard},
+)

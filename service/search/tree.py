@@ -1,0 +1,295 @@
+"""The node search of the alpha-beta core: negamax below the root with a transposition table, move ordering,
+proofs and the engines' plug-ins (``service/search/alphabeta.py`` drives it from the root).
+
+A ``Tree`` holds one search's data (table, killers, history, node count) as plain attributes and refers to
+nothing that refers back to it, so it is freed the moment its search returns: the per-call garbage cycles of
+nested closures were what kept each search's table alive until the cycle collector ran.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import defaultdict
+from collections.abc import Callable
+from typing import Any
+
+from service.core.values import Move
+from service.search.deadline import Deadline
+from service.search.plugins import Plugins
+
+INF = math.inf
+_nextafter = math.nextafter
+
+# Bound types of a table entry.
+EXACT = 0
+LOWER = 1  # the value is a lower bound (the search failed high)
+UPPER = 2  # the value is an upper bound (the search failed low)
+
+_ETC_DEPTH = 2  # enhanced transposition cutoffs only at nodes with at least this much depth left
+
+Entry = tuple[int, float, int, Move, bool]  # (depth, value, bound, best move, proved)
+
+
+class Stopped(Exception):
+    """Raised inside the tree when the Deadline fires; caught at the root."""
+
+
+class Tree:
+    """One search's node search. ``node`` is the whole algorithm; the rest are its parts."""
+
+    __slots__ = (
+        "deadline",
+        "evaluate",
+        "expired",
+        "history",
+        "killers",
+        "lines",
+        "nodes",
+        "plugins",
+        "scratch",
+        "solve",
+        "stop_at",
+        "tt",
+        "tt_cap",
+    )
+
+    def __init__(
+        self,
+        deadline: Deadline,
+        evaluate: Callable[[Any, int], float] | None,
+        tt_size: int,
+        solve: bool,
+        plugins: Plugins,
+    ) -> None:
+        self.deadline = deadline
+        self.expired = deadline.expired
+        self.evaluate = evaluate
+        self.solve = solve
+        # A search below a node answers only where the leaves are the engine's own evaluation, an endgame
+        # solver only in solve mode.
+        self.plugins = Plugins(
+            subtree=plugins.subtree if evaluate is None else None, endgame=plugins.endgame if solve else None
+        )
+        self.scratch: dict[str, Any] = {}  # the plug-ins' own data for this search (a native table)
+        self.lines: dict[Any, list[Move]] = {}  # the best line from each node a plug-in answered
+        self.stop_at = deadline.end  # when the plug-ins must give up (they cannot be polled while they run)
+        self.tt: dict[Any, Entry] = {}
+        self.tt_cap = max(0, tt_size)
+        self.history: tuple[defaultdict[Move, int], ...] = (defaultdict(int), defaultdict(int), defaultdict(int))
+        self.killers: list[list[Move]] = []
+        self.nodes = 0
+
+    def leaf(self, pos: Any, seat: int) -> float:
+        return pos.evaluate(seat) if self.evaluate is None else self.evaluate(pos, seat)
+
+    def budget(self) -> int | None:
+        """The nodes left under ``max_nodes``, None without a node limit."""
+        cap = self.deadline.max_nodes
+        return None if cap is None else max(0, cap - self.nodes)
+
+    def store(self, pos: Any, depth: int, value: float, flag: int, move: Move, proved: bool) -> None:
+        tt = self.tt
+        if len(tt) < self.tt_cap or pos in tt:
+            tt[pos] = (depth, value, flag, move, proved)
+
+    def finished(self, child: Any, seat: int) -> float:
+        """A finished child's value for ``seat``, counted as a node."""
+        if self.expired(self.nodes):
+            raise Stopped
+        self.nodes += 1
+        return child.final_value(seat)  # type: ignore[no-any-return]
+
+    def ask_plugins(self, pos: Any, depth: int, alpha: float, beta: float) -> tuple[float, bool] | None:
+        """The value of ``pos`` from a plug-in that takes the node, or None to search it here."""
+        subtree = self.plugins.subtree
+        if subtree is not None:
+            found = subtree(pos, depth, alpha, beta, self.stop_at, self.budget(), self.deadline.check, self.scratch)
+            if found is not None:
+                value, cost, proved, line = found
+                self.nodes += cost
+                if value is None:  # it gave up at the node budget or the deadline: so does the search
+                    if not self.expired(self.nodes) and not self.deadline.check():
+                        self.deadline.reason = "time"  # its clock passed stop_at a hair before ours did
+                    raise Stopped
+                self.lines[pos] = line
+                return value, proved
+        endgame = self.plugins.endgame
+        if endgame is not None:
+            small = endgame(pos, alpha, beta, self.stop_at)
+            if small is not None:
+                self.nodes += small[1]
+                return small[0], True
+        return None
+
+    def probe(self, pos: Any, depth: int, alpha: float, beta: float) -> tuple[Move | None, tuple[float, bool] | None]:
+        """The table's move for ``pos``, and its value when the entry already answers the window."""
+        entry = self.tt.get(pos)
+        if entry is None:
+            return None, None
+        e_depth, e_value, e_flag, tt_move, e_proved = entry
+        if (e_proved or e_depth >= depth) and (
+            e_flag == EXACT or (e_value >= beta if e_flag == LOWER else e_value <= alpha)
+        ):
+            return tt_move, (e_value, e_proved)
+        return tt_move, None
+
+    def ordered(self, moves: Any, seat: int, tt_move: Move | None, ply: int) -> tuple[list[Move], Move | None]:
+        """Table move, killers, then the engine's order re-sorted by history (stable); the table move is
+        dropped (None) when the engine did not list it. The moves go to the front in place: list scans run in
+        C, a Python comprehension would not."""
+        hist = self.history[seat]
+        ordered = sorted(moves, key=hist.__getitem__, reverse=True) if hist else list(moves)
+        if len(ordered) > 1:
+            front = 0
+            if tt_move is not None:
+                if ordered[0] != tt_move:
+                    try:
+                        ordered.remove(tt_move)
+                    except ValueError:  # an engine whose moves differ between equal positions
+                        tt_move = None
+                    else:
+                        ordered.insert(0, tt_move)
+                front = 1 if tt_move is not None else 0
+            for k in self.killers[ply]:
+                if k is not None and k != tt_move and k in ordered:
+                    i = ordered.index(k)
+                    if i != front:
+                        del ordered[i]
+                        ordered.insert(front, k)
+                    front += 1
+        return ordered, tt_move
+
+    def refute(
+        self, pos: Any, seat: int, depth: int, beta: float, ordered: list[Move], children: list[Any]
+    ) -> tuple[float, bool] | None:
+        """Enhanced transposition cutoff: a child after the first whose finished value or table entry already
+        reaches ``beta`` refutes ``pos`` without a search."""
+        child_depth = depth - 1
+        tt_get = self.tt.get
+        for i in range(1, len(children)):
+            child = children[i]
+            cs = child.to_move
+            if cs == 0:
+                v = child.final_value(seat)
+                if v >= beta:
+                    self.store(pos, depth, v, LOWER, ordered[i], True)
+                    return v, True
+                continue
+            entry = tt_get(child)
+            if entry is None:
+                continue
+            e_depth, e_value, e_flag, _, e_proved = entry
+            if not (e_proved or e_depth >= child_depth):
+                continue
+            if cs == seat:
+                if e_flag != UPPER and e_value >= beta:
+                    self.store(pos, depth, e_value, LOWER, ordered[i], e_proved)
+                    return e_value, e_proved
+            elif e_flag != LOWER and -e_value >= beta:
+                self.store(pos, depth, -e_value, LOWER, ordered[i], e_proved)
+                return -e_value, e_proved
+        return None
+
+    def child(
+        self, child: Any, seat: int, depth: int, alpha: float, beta: float, full: bool, ply: int
+    ) -> tuple[float, bool]:
+        """A child's value for ``seat`` (the parent's), PVS-style: a null window first unless ``full``. The
+        sign flips only when the seat to move changes (extra turns, passes)."""
+        cs = child.to_move
+        if cs == 0:
+            return self.finished(child, seat), True
+        if cs == seat:
+            if not full:
+                v, proved = self.node(child, depth, alpha, _nextafter(alpha, INF), ply)
+                if not alpha < v < beta:
+                    return v, proved
+            return self.node(child, depth, alpha, beta, ply)
+        if not full:
+            v, proved = self.node(child, depth, -_nextafter(alpha, INF), -alpha, ply)
+            if not alpha < -v < beta:
+                return -v, proved
+        v, proved = self.node(child, depth, -beta, -alpha, ply)
+        return -v, proved
+
+    def node(self, pos: Any, depth: int, alpha: float, beta: float, ply: int) -> tuple[float, bool]:
+        """Value of ``pos`` for its seat to move, fail-soft within (alpha, beta), and whether it is proved."""
+        if self.expired(self.nodes):
+            raise Stopped
+        self.nodes += 1
+        seat = pos.to_move
+        if depth <= 0:
+            return self.leaf(pos, seat), False
+        if self.plugins.subtree is not None or self.plugins.endgame is not None:
+            answered = self.ask_plugins(pos, depth, alpha, beta)
+            if answered is not None:
+                return answered
+        tt_move, known = self.probe(pos, depth, alpha, beta)
+        if known is not None:
+            return known
+        moves = pos.search_moves()
+        if not moves:  # an engine that lists no move for a live seat: treat as a heuristic leaf
+            return self.leaf(pos, seat), False
+        ordered, tt_move = self.ordered(moves, seat, tt_move, ply)
+        return self.moves(pos, seat, depth, alpha, beta, ply, ordered, tt_move)
+
+    def moves(
+        self, pos: Any, seat: int, depth: int, alpha: float, beta: float, ply: int, ordered: list[Move], tt_move: Any
+    ) -> tuple[float, bool]:
+        """``node``'s loop over its ordered moves: the best value, killers and history on a cutoff, the table."""
+        child_depth = depth - 1
+        next_ply = ply + 1
+        children = None
+        etc = depth >= _ETC_DEPTH and self.tt_cap and len(ordered) > 2 and not self.solve
+        alpha0 = alpha
+        best = -INF
+        best_move = ordered[0]
+        all_proved = True
+        for i, m in enumerate(ordered):
+            child = pos.play(m) if children is None else children[i]
+            v, proved = self.child(child, seat, child_depth, alpha, beta, i == 0, next_ply)
+            if v > best:
+                best = v
+                best_move = m
+                if v > alpha:
+                    if v >= beta:
+                        kill = self.killers[ply]
+                        if kill[0] != m:
+                            kill[1] = kill[0]
+                            kill[0] = m
+                        self.history[seat][m] += depth * depth
+                        self.store(pos, depth, v, LOWER, m, proved)
+                        return v, proved
+                    alpha = v
+            if not proved:
+                all_proved = False
+            if etc and i == 0:
+                # The first move did not refute this node (it usually does): before searching the others,
+                # look for one whose finished value or table entry refutes it without a search.
+                children = [child]
+                children.extend(pos.play(x) for x in ordered[1:])
+                cut = self.refute(pos, seat, depth, beta, ordered, children)
+                if cut is not None:
+                    return cut
+        if best <= alpha0:
+            self.store(pos, depth, best, UPPER, tt_move if tt_move is not None else best_move, all_proved)
+        else:
+            self.store(pos, depth, best, EXACT, best_move, all_proved)
+        return best, all_proved
+
+    def principal_variation(self, first: Move, after: Any, limit: int) -> list[Move]:
+        """The best move and its continuation along the table's best moves (and a plug-in's own line where
+        the plug-in took a node on)."""
+        line = [first]
+        pos = after
+        seen = {pos}
+        while pos.to_move != 0 and len(line) < limit:
+            entry = self.tt.get(pos)
+            if entry is None or entry[2] == UPPER:
+                line.extend(self.lines.get(pos, ())[: limit - len(line)])
+                break
+            pos = pos.play(entry[3])
+            if pos in seen:
+                break
+            seen.add(pos)
+            line.append(entry[3])
+        return line
