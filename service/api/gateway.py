@@ -20,7 +20,6 @@ proto's path template as the ``route`` (bounded), logged as one JSON line, and `
 from __future__ import annotations
 
 import contextlib
-import functools
 import itertools
 import json
 import logging
@@ -457,13 +456,6 @@ class Backends:
     def __init__(self, channels: list[grpc.Channel]) -> None:
         self.routes = [build_routes(channel) for channel in channels]
         self._turn = itertools.count()
-        # Which connections are up (the retry goes to one of them, not to another one of a dead worker's).
-        self._ready = [False] * len(channels)
-        for index, channel in enumerate(channels):
-            channel.subscribe(functools.partial(self._seen, index), try_to_connect=True)
-
-    def _seen(self, index: int, state: grpc.ChannelConnectivity) -> None:
-        self._ready[index] = state == grpc.ChannelConnectivity.READY
 
     def call(
         self, route: Route, message: Message, timeout: float, metadata: list[tuple[str, str]]
@@ -476,15 +468,13 @@ class Backends:
         except grpc.RpcError as error:
             if error.code() != grpc.StatusCode.UNAVAILABLE:  # type: ignore[attr-defined]
                 raise
-            # A worker that died breaks all its connections at once, but each learns of it on its own: a
-            # moment's pause lets the others see it before one is chosen.
+            # A worker that died breaks all its connections at once, but each learns of it on its own: after a
+            # moment's pause the next connection knows, and reconnects (to a live worker) if it was one of them.
             time.sleep(min(RETRY_PAUSE_S, max(deadline - time.monotonic(), 0.0)))
             remaining = deadline - time.monotonic()
             if remaining <= 0:
                 raise
-        count = len(self.routes)
-        others = [(first + step) % count for step in range(1, count)] or [first]
-        retry = next((other for other in others if self._ready[other]), others[0])
+        retry = (first + 1) % len(self.routes)
         return self.routes[retry][index].call.with_call(message, timeout=remaining, metadata=metadata)
 
 

@@ -31,10 +31,10 @@ from typing import Any
 from service.api import logs, multiproc
 
 DEFAULT_BIND = "localhost:8080"
-# Each request holds a thread while it waits on its gRPC call, with the GIL released: a waiting thread costs
-# next to nothing. Best moves wait longest (in the server's queue, up to their deadline) and may take all but a
-# quarter of them (``gateway._search_share``); the rest stay free for the rules calls.
-DEFAULT_THREADS = 16
+# Each request holds a thread while it waits on its gRPC call, with the GIL released; granian's own advice
+# (it warns above this) is at most two per core and one more. Best moves, which wait longest (in the server's
+# queue, up to their deadline), may hold all but two of them (``gateway._search_share``).
+DEFAULT_THREADS = 2 * (os.cpu_count() or 1) + 1
 
 
 def _env(name: str, default: str) -> str:
