@@ -268,7 +268,7 @@ class GameRulesServicer(pb_grpc.GameRulesServicer):
             position=codec.encode_position(game, position),
         )
         if outcome is not None:
-            response.reason = outcome.reason if outcome.winner else "draw"
+            response.reason = outcome.reason
             response.detail = outcome.detail
             if outcome.winner:
                 response.winner = outcome.winner

@@ -20,7 +20,7 @@ Move = Any
 EventType = Literal[
     "place", "flip", "pass", "sow", "capture", "extra_turn", "sweep", "line", "box", "points", "phase", "game_over"
 ]
-# ``Outcome.reason``: the rule that decided a result. The API reports every draw as "draw".
+# ``Outcome.reason``: the rule that decided a result; "draw" for every draw.
 ResultReason = Literal["discs", "seeds", "boxes", "points", "largest_group", "non_opener", "group_sizes", "draw"]
 # ``SearchResult.stop_reason``: why a search stopped ("rule": a level's rule chose the move, no search).
 StopReason = Literal["depth", "time", "nodes", "deadline", "cancelled", "solved", "rule"]
@@ -51,7 +51,9 @@ class Outcome:
     """The result of a finished game: who won and which rule decided it (python-chess's Outcome)."""
 
     winner: int  # 1 or 2; 0 for a draw
-    reason: ResultReason  # the deciding rule
+    # The rule that decided a win, or "draw" when nobody won (Reversi, Kalah, Dots and Boxes): the engines, the
+    # API (ScoreResponse.reason) and the CLI say the same word; the vocabulary is listed in docs/api.md.
+    reason: ResultReason
     detail: str = ""  # one sentence, e.g. "Black 33 discs, White 31"
 
 
