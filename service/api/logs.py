@@ -134,6 +134,10 @@ def capture_stderr() -> None:
     read_end, write_end = os.pipe()
     os.dup2(write_end, 2)
     os.close(write_end)
+    # Never blocking: the reader thread and the drain at exit both read, and one may find the other took
+    # the lines it was told were there.
+    os.set_blocking(read_end, False)
+    owner = os.getpid()
     lock = threading.Lock()
     pending = [b""]
 
@@ -148,10 +152,13 @@ def capture_stderr() -> None:
         """Forward what the pipe holds; False once it is closed or nothing came within ``timeout``."""
         if not select.select([read_end], [], [], timeout)[0]:
             return False
-        data = os.read(read_end, 1 << 16)
-        if not data:
-            return False
         with lock:
+            try:
+                data = os.read(read_end, 1 << 16)
+            except BlockingIOError:
+                return True  # the other reader was first
+            if not data:
+                return False
             forward(data)
         return True
 
@@ -159,7 +166,11 @@ def capture_stderr() -> None:
         while pump(None):
             pass
 
-    def drain() -> None:  # at exit: what was written last must not be lost with the reader thread
+    def drain() -> None:
+        """At exit: forward what was written last (the reader thread dies with the process). Only in this
+        process: a forked child inherits the handler, not the reader."""
+        if os.getpid() != owner:
+            return
         sys.stderr.flush()
         while pump(0.05):
             pass

@@ -166,7 +166,10 @@ class SearchPool:
                     if self._cancelled is None:
                         self._cancelled = context.RawArray("b", self.capacity)
                     self._executor = futures.ProcessPoolExecutor(
-                        self.capacity, context, initializer=_init_child, initargs=(self._cancelled, self._nice)
+                        self.capacity,
+                        context,
+                        initializer=_init_child,
+                        initargs=(self._cancelled, self._nice, os.getpid()),
                     )
             return self._executor
 
@@ -217,10 +220,25 @@ def _search(job: SearchJob, stop: core.StopSignal) -> core.SearchResult:
 _child_cancelled: Any = None
 
 
-def _init_child(cancelled: Any, nice: int) -> None:
+def _init_child(cancelled: Any, nice: int, worker: int) -> None:
     global _child_cancelled
     _child_cancelled = cancelled
     os.nice(nice)
+    threading.Thread(target=_exit_with, args=(worker,), name="worker-watch", daemon=True).start()
+
+
+def _exit_with(worker: int) -> None:
+    """End this search process once its worker is gone (killed, or exited without closing its pool). A pool
+    process waits for work on a pipe it also holds the other end of, so it would wait forever, and keep the
+    forkserver alive with it."""
+    while True:
+        time.sleep(_WORKER_WATCH_S)
+        try:
+            os.kill(worker, 0)
+        except ProcessLookupError:
+            os._exit(0)
+        except PermissionError:  # a process of someone else's now holds the number: ours is gone
+            os._exit(0)
 
 
 @dataclass(frozen=True, slots=True)

@@ -302,9 +302,11 @@ def test_each_worker_exports_its_process_metrics(served):
 # --- last: it kills a worker of the module's server ------------------------------------------------------
 
 
-def test_a_killed_worker_fails_no_rest_call(served):
+def test_a_killed_worker_fails_no_rest_call_and_leaves_no_search_process(served):
     running, url = served
     victim = min(running.worker_pids())
+    searchers = _descendants(victim)
+    assert searchers, "the worker's search processes run from its start"
     with futures.ThreadPoolExecutor(6) as pool:
         calls = [pool.submit(http, url, "/v1/games/reversi:bestMove", long_search(1500)) for _ in range(6)]
         time.sleep(0.5)  # searches run on both workers
@@ -312,3 +314,25 @@ def test_a_killed_worker_fails_no_rest_call(served):
         statuses = [call.result()[0] for call in calls]
     assert statuses == [200] * 6, statuses
     running.wait_log(lambda lines: len({x["pid"] for x in lines if x["msg"] == "worker serving"}) == 3)
+    deadline = time.monotonic() + 30
+    while any(os.path.exists(f"/proc/{pid}") and _state(pid) != "Z" for pid in searchers):
+        assert time.monotonic() < deadline, f"search processes {searchers} outlived their worker"
+        time.sleep(0.2)
+
+
+def _descendants(pid: int) -> list[int]:
+    found = []
+    with contextlib.suppress(OSError):
+        for task in os.listdir(f"/proc/{pid}/task"):
+            with open(f"/proc/{pid}/task/{task}/children") as file:
+                for child in map(int, file.read().split()):
+                    found += [child, *_descendants(child)]
+    return found
+
+
+def _state(pid: int) -> str:
+    try:
+        with open(f"/proc/{pid}/stat") as file:
+            return file.read().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return "Z"
