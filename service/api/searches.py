@@ -46,6 +46,7 @@ SEARCH_NICE = 10  # above the rules calls' 0; the Linux scheduler then gives a s
 # A search granted its slot later than this before its end would only return its first guess: refused instead.
 MIN_SEARCH_S = 0.02
 _CANCEL_POLL_S = 0.05  # how often a waiting call checks whether its caller went away (process mode)
+_WORKER_WATCH_S = 1.0  # how often a search process checks that its worker is still there
 
 
 class Overloaded(Exception):
