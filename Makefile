@@ -33,10 +33,18 @@ GO_EXAMPLE := build/gamerules-example-go
 # generated package's import path (go_package gamerules/gen/go/...) resolves through a link to this checkout.
 GO_ENV := GO111MODULE=off GOFLAGS= GOPATH=$(CURDIR)/build/gopath:/usr/share/gocode GOCACHE=$(CURDIR)/build/gocache
 
-.PHONY: install proto run test lint format typecheck bench lock clean examples release-contract tools stubs \
+.PHONY: install browser proto run test lint format typecheck bench lock clean examples release-contract tools stubs \
 	client-examples node-example go-example
 
-install: $(INSTALLED) $(GENERATED) $(NATIVE)
+install: $(INSTALLED) $(GENERATED) $(NATIVE) browser
+
+# The playground's browser tests drive Debian's chromium through chromium-driver. Installed where the session
+# may (root with apt-get, as CI runs); elsewhere those tests skip and say why.
+browser:
+	@if command -v chromium >/dev/null && command -v chromedriver >/dev/null; then :; \
+	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver; \
+	else echo "chromium and chromium-driver are missing and this is not root: the browser tests will skip"; fi
 
 # The virtual environment with every pinned package, and a .pth so `service` and the generated
 # `gamerules.v1` packages import from this checkout; the client library and its `gamerules` command, editable.

@@ -3,8 +3,9 @@ every unary call once and hands the result to observers (``service/api/metrics.p
 
 The code a call ended with is read from the servicer context: ``abort`` / ``abort_with_status`` (how every
 error of ours leaves) and ``set_code`` record it there. A call the client cancelled or let run past its
-deadline ends CANCELLED / DEADLINE_EXCEEDED whatever the handler returned. Streaming methods (health Watch,
-reflection) pass through unobserved.
+deadline ends CANCELLED / DEADLINE_EXCEEDED whatever the handler returned. A server-streaming method of the
+observed services (AnalyzePosition) is timed until its stream ends; other services' streaming methods (health
+Watch, reflection) pass through unobserved.
 
 It also decodes the requests: bytes that are no request of the method (corrupt wire format, invalid UTF-8
 in a string, messages nested past protobuf's limit) are answered INVALID_ARGUMENT with a Status, counted
@@ -18,7 +19,7 @@ import logging
 import os
 import socket
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -104,22 +105,56 @@ class ObservingInterceptor(grpc.ServerInterceptor):
     ) -> grpc.RpcMethodHandler | None:
         handler = continuation(handler_call_details)
         full_method = handler_call_details.method  # type: ignore[attr-defined]
-        if handler is None or handler.unary_unary is None or full_method not in self._known:
+        if handler is None or full_method not in self._known:
+            return handler
+        if handler.unary_unary is None and handler.unary_stream is None:
             return handler
         cached = self._wrapped.get(full_method)
         if cached is not None and cached[0] is handler:
             return cached[1]
-        wrapped = handler._replace(  # type: ignore[attr-defined]
-            unary_unary=self._observe(full_method, handler.unary_unary),
-            request_deserializer=_tolerant(handler.request_deserializer),
-        )
+        if handler.unary_unary is not None:
+            wrapped = handler._replace(unary_unary=self._observe(full_method, handler.unary_unary))  # type: ignore[attr-defined]
+        else:
+            wrapped = handler._replace(unary_stream=self._observe_stream(full_method, handler.unary_stream))  # type: ignore[attr-defined]
+        wrapped = wrapped._replace(request_deserializer=_tolerant(handler.request_deserializer))
         self._wrapped[full_method] = (handler, wrapped)
         return wrapped
+
+    def _observe_stream(
+        self, full_method: str, behaviour: Callable[[Any, grpc.ServicerContext], Iterator[Any]]
+    ) -> Callable[..., Iterator[Any]]:
+        """``_observe`` for a server-streaming method: the call ends when its stream does."""
+        service, method = split_method(full_method)
+        observers = self._observers
+        worker = _worker()
+
+        def observed(request: Any, context: grpc.ServicerContext) -> Iterator[Any]:
+            for observer in observers:
+                observer.started(service, method)
+            began = time.perf_counter()
+            failed = True
+            try:
+                _begin(method, request, context, worker)
+                yield from behaviour(request, context)
+                failed = False
+            finally:
+                call = Call(
+                    service,
+                    method,
+                    game_of(request),
+                    final_code(context, failed),
+                    time.perf_counter() - began,
+                    _request_id(context),
+                )
+                for observer in observers:
+                    observer.finished(call)
+
+        return observed
 
     def _observe(self, full_method: str, behaviour: Callable[[Any, grpc.ServicerContext], Any]) -> Callable[..., Any]:
         service, method = split_method(full_method)
         observers = self._observers
-        worker = ((WORKER_METADATA, f"{socket.gethostname()}/{os.getpid()}"),)  # per process: read after the fork
+        worker = _worker()
 
         def observed(request: Any, context: grpc.ServicerContext) -> Any:
             for observer in observers:
@@ -127,10 +162,7 @@ class ObservingInterceptor(grpc.ServerInterceptor):
             began = time.perf_counter()
             failed = True
             try:
-                context.send_initial_metadata(worker)
-                if isinstance(request, Undecodable):
-                    _log.warning("undecodable request", extra={"method": method, "error": request.error})
-                    context.abort_with_status(rpc_status.to_status(request.status()))
+                _begin(method, request, context, worker)
                 response = behaviour(request, context)
                 failed = False
                 return response
@@ -147,6 +179,19 @@ class ObservingInterceptor(grpc.ServerInterceptor):
                     observer.finished(call)
 
         return observed
+
+
+def _worker() -> tuple[tuple[str, str]]:
+    """This process's ``gamerules-worker`` metadata (read when the handler is wrapped: after the fork)."""
+    return ((WORKER_METADATA, f"{socket.gethostname()}/{os.getpid()}"),)
+
+
+def _begin(method: str, request: Any, context: grpc.ServicerContext, worker: tuple[tuple[str, str]]) -> None:
+    """Name the worker; refuse a request that did not decode (one log line, an INVALID_ARGUMENT Status)."""
+    context.send_initial_metadata(worker)
+    if isinstance(request, Undecodable):
+        _log.warning("undecodable request", extra={"method": method, "error": request.error})
+        context.abort_with_status(rpc_status.to_status(request.status()))
 
 
 class Undecodable:

@@ -29,11 +29,10 @@ import os
 import queue
 import threading
 import time
-from collections.abc import Callable
 from concurrent import futures
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 from service import core
 from service.engines import GAMES
@@ -98,8 +97,9 @@ class SearchPool:
         self._executor: futures.Executor | None = None
         self._cancelled: Any = None  # process mode: one shared byte per ticket, set when its caller went away
 
-    def run(self, job: SearchJob, is_active: Callable[[], bool]) -> core.SearchResult:
-        """The search's result; Overloaded when there is no slot in time; the engine's RulesError as raised."""
+    def run(self, job: SearchJob, stop: CallerStop) -> core.SearchResult:
+        """The search's result; Overloaded when there is no slot in time; the engine's RulesError as raised.
+        ``stop`` is the call's own stop signal (its ``active()`` says whether the caller still waits)."""
         if not self._admitted.acquire(blocking=False):
             raise Overloaded("too many best-move searches in progress and waiting")
         try:
@@ -108,7 +108,7 @@ class SearchPool:
             except queue.Empty:
                 raise Overloaded("no search slot freed in time for the call's deadline") from None
             try:
-                return self._search(job, ticket, is_active)
+                return self._search(job, ticket, stop)
             finally:
                 self._tickets.put(ticket)
         finally:
@@ -127,10 +127,13 @@ class SearchPool:
 
     # --- the two modes ---------------------------------------------------------------------------------
 
-    def _search(self, job: SearchJob, ticket: int, is_active: Callable[[], bool]) -> core.SearchResult:
+    def _search(self, job: SearchJob, ticket: int, stop: CallerStop) -> core.SearchResult:
         if self.mode == "thread":
-            stop = CallStop(is_active, job.end, job.reason)
             return self._started().submit(_search, job, stop).result()
+        if getattr(stop, "on_iteration", None) is not None:
+            # Streamed analysis hands each iteration to its caller as it completes: that needs the search
+            # in this process (in the slot it holds), where the caller's callback is.
+            return _search(job, stop)
         for attempt in (1, 2):
             executor = self._started()
             self._cancelled[ticket] = 0
@@ -141,7 +144,7 @@ class SearchPool:
                         answer = future.result(timeout=_CANCEL_POLL_S)
                         break
                     except futures.TimeoutError:
-                        if not is_active():
+                        if not stop.active():
                             self._cancelled[ticket] = 1
             except BrokenProcessPool:
                 self._replace(executor)
@@ -193,20 +196,31 @@ def _lower_priority(nice: int) -> None:
         _log.warning("cannot lower the search priority: %s", error)
 
 
-class CallStop:
-    """A search's stop signal: ``"cancelled"`` once the call is gone, ``reason`` once the monotonic clock
-    reaches ``end`` (the search's Deadline reads ``end`` to tell native kernels, which read the clock
-    themselves, when to give up)."""
+class CallerStop(Protocol):
+    """The stop signal of a call (``service/api/servicer.py``'s): called by the search, ``active()`` while the
+    caller still waits, ``end`` and ``reason`` as the search's Deadline reads them."""
 
-    __slots__ = ("_is_active", "end", "reason")
+    end: float
+    reason: str
 
-    def __init__(self, is_active: Callable[[], bool], end: float, reason: str) -> None:
-        self._is_active = is_active
+    def __call__(self) -> str: ...
+
+    def active(self) -> bool: ...
+
+
+class _ChildStop:
+    """A search process's stop signal: ``"cancelled"`` once the worker set this search's flag, ``reason`` once
+    the monotonic clock (the host's, the same in every process) reaches ``end``."""
+
+    __slots__ = ("_flags", "_ticket", "end", "reason")
+
+    def __init__(self, flags: Any, ticket: int, end: float, reason: str) -> None:
+        self._flags, self._ticket = flags, ticket
         self.end = end
         self.reason = reason
 
     def __call__(self) -> str:
-        if not self._is_active():
+        if self._flags[self._ticket]:
             return "cancelled"
         return self.reason if time.monotonic() >= self.end else ""
 
@@ -255,8 +269,7 @@ class _Failure:
 
 
 def _search_in_child(job: SearchJob, ticket: int) -> core.SearchResult | _Failure:
-    cancelled = _child_cancelled
-    stop = CallStop(lambda: not cancelled[ticket], job.end, job.reason)
+    stop = _ChildStop(_child_cancelled, ticket, job.end, job.reason)
     try:
         return _search(job, stop)
     except core.RulesError as error:

@@ -26,10 +26,13 @@ ResultReason = Literal["discs", "seeds", "boxes", "points", "largest_group", "no
 StopReason = Literal["depth", "time", "nodes", "deadline", "cancelled", "solved", "rule"]
 # ``OptionSpec.type``: "cells" is a list of cell names.
 OptionType = Literal["int", "bool", "string", "enum", "cells"]
+# The colours a board image is drawn in (``service/render``; RenderPosition's ``theme``).
+RenderTheme = Literal["classic", "dark", "print"]
 EVENT_TYPES: tuple[str, ...] = get_args(EventType)
 RESULT_REASONS: tuple[str, ...] = get_args(ResultReason)
 STOP_REASONS: tuple[str, ...] = get_args(StopReason)
 OPTION_TYPES: tuple[str, ...] = get_args(OptionType)
+RENDER_THEMES: tuple[str, ...] = get_args(RenderTheme)
 
 
 @dataclass(frozen=True, slots=True)
