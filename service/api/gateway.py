@@ -62,6 +62,7 @@ SERVICE = pb.DESCRIPTOR.services_by_name["GameRules"]
 MAX_BODY_BYTES = 1 << 20
 BACKEND_CONNECTIONS = 8
 RETRY_PAUSE_S = 0.1
+DISCARD_LIMIT_FACTOR = 8  # a refused body up to this many times the limit is read to its end before the 400
 MAX_TIMEOUT_S = 300.0
 _TIMEOUT_UNITS = {"H": 3600.0, "M": 60.0, "S": 1.0, "m": 1e-3, "u": 1e-6, "n": 1e-9}
 PLAYGROUND = os.path.join(os.path.dirname(os.path.abspath(__file__)), "playground")
@@ -423,7 +424,10 @@ def create_app(backend: str | None = None, timeout_s: float | None = None) -> Fl
 
     @app.errorhandler(413)
     def too_large(_: Any) -> Response:
-        # Also for a chunked body over the limit (``_read_body``): whatever its framing, never cut.
+        # Also for a chunked body over the limit (``_read_body``): whatever its framing, never cut. A body
+        # of a declared length not far over the limit is read to its end first, so that the client, still
+        # sending it, reads this answer rather than a broken connection.
+        _discard_body(request.content_length or 0, DISCARD_LIMIT_FACTOR * max_body)
         return error_response(
             code_pb2.INVALID_ARGUMENT, f"body: larger than {max_body} bytes", "REQUEST_TOO_LARGE", "body"
         )
@@ -455,6 +459,15 @@ def _search_share(threads: int) -> threading.BoundedSemaphore | None:
     if threads <= 0:
         return None
     return threading.BoundedSemaphore(max(1, threads - max(2, threads // 4)))
+
+
+def _discard_body(length: int, limit: int) -> None:
+    stream = request.environ.get("wsgi.input")
+    if stream is None or not 0 < length <= limit:
+        return
+    with contextlib.suppress(Exception):  # a client that went away: nothing to protect
+        while length > 0 and (chunk := stream.read(min(length, 1 << 16))):
+            length -= len(chunk)
 
 
 def _read_body(limit: int) -> bytes | None:

@@ -445,13 +445,17 @@ class GameRulesServicer(pb_grpc.GameRulesServicer):
             while True:
                 kind, value = updates.get()
                 if kind == "error":
-                    raise value
+                    try:
+                        raise value
+                    finally:
+                        value = None  # the exception's traceback holds this frame: no cycle through it
                 analysis = self._best_move_response(search, value)
                 yield pb.AnalyzePositionResponse(analysis=analysis, final=kind == "final")
                 if kind == "final":
                     return
         finally:
             search.stop.cancelled = True  # a stream closed early (the caller left) stops its search too
+            search.stop.on_iteration = None  # it holds this call's queue and search: a cycle back to the stop
 
     @_rpc
     def RenderPosition(self, request: pb.RenderPositionRequest, context: grpc.ServicerContext) -> httpbody_pb2.HttpBody:

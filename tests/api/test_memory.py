@@ -64,6 +64,20 @@ def _requests() -> dict[str, list[tuple[str, object]]]:
         calls.setdefault("BatchScore", []).append(
             ("BatchScore", pb.BatchScoreRequest(game=game, positions=[start, start]))
         )
+        calls.setdefault("RenderPosition", []).extend(
+            [
+                ("RenderPosition", pb.RenderPositionRequest(game=game, position=start, show_legal_moves=True)),
+                ("RenderPosition", pb.RenderPositionRequest(game=game, position=pb.Position(notation="?"))),
+            ]
+        )
+        # Answered only: a refused stream leaves a cycle in the gRPC client (the call object raises itself
+        # from its own iterator), which would hide the server's side; BestMove's refusals run the same checks.
+        calls.setdefault("AnalyzePosition", []).append(
+            (
+                "AnalyzePosition",
+                pb.AnalyzePositionRequest(game=game, position=start, limits=pb.SearchLimits(max_time_ms=5)),
+            )
+        )
         calls.setdefault("BestMove", []).extend(
             [
                 ("BestMove", pb.BestMoveRequest(game=game, position=start, limits=pb.SearchLimits(max_time_ms=5))),
@@ -118,7 +132,9 @@ def test_no_call_leaves_garbage_cycles(stub, method):
     def calls() -> None:
         for name, request in REQUESTS[method]:
             try:
-                getattr(stub, name)(request, timeout=30)
+                answer = getattr(stub, name)(request, timeout=30)
+                if name == "AnalyzePosition":
+                    assert list(answer)[-1].final  # the stream, read to its end
             except grpc.RpcError as error:
                 assert error.code() in {grpc.StatusCode.INVALID_ARGUMENT, grpc.StatusCode.NOT_FOUND}, error
 
