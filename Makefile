@@ -9,11 +9,18 @@ GEN_DIR := service/gen
 GENERATED := $(GEN_DIR)/.generated
 NATIVE := $(patsubst service/native/%.c,$(GEN_DIR)/%.so,$(wildcard service/native/*.c))
 PROTOS := $(wildcard proto/gamerules/v1/*.proto)
+# Wheels of everything `pip install .` and `pip install clients/python` need, build requirements included, at the
+# versions requirements.lock pins: the install tests build and install both packages from it, offline.
+WHEELHOUSE := build/wheelhouse
+WHEELS := $(WHEELHOUSE)/.complete
+# Python versions besides the venv's whose wheels `make check-pythons` resolves for every pinned package.
+CHECK_PYTHONS ?= 3.12 3.13
 # The venv's site-packages (evaluated by the shell inside recipes, once the venv exists).
 PURELIB = $$($(PY) -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')
 
-GRPC_PORT ?= 50051
-HTTP_PORT ?= 8080
+# make run's ports: GRPC_PORT=... on the command line, else the service's variables, else their defaults.
+GRPC_PORT ?= $(or $(GAMERULES_GRPC_PORT),50051)
+HTTP_PORT ?= $(or $(GAMERULES_HTTP_PORT),8080)
 
 # A protoc image of the contract and its imports (buf reads it, so it resolves google/api without a network).
 CONTRACT_IMAGE = $(PY) -m grpc_tools.protoc -Iproto -I$(PURELIB) --include_imports
@@ -33,10 +40,10 @@ GO_EXAMPLE := build/gamerules-example-go
 # generated package's import path (go_package gamerules/gen/go/...) resolves through a link to this checkout.
 GO_ENV := GO111MODULE=off GOFLAGS= GOPATH=$(CURDIR)/build/gopath:/usr/share/gocode GOCACHE=$(CURDIR)/build/gocache
 
-.PHONY: install browser proto run test lint format typecheck bench lock clean examples release-contract tools stubs \
+.PHONY: install browser proto run test lint format typecheck bench lock check-pythons clean examples release-contract tools stubs \
 	client-examples node-example go-example
 
-install: $(INSTALLED) $(GENERATED) $(NATIVE) browser
+install: $(INSTALLED) $(GENERATED) $(NATIVE) $(WHEELS) browser
 
 # The playground's browser tests drive Debian's chromium through chromium-driver. Installed where the session
 # may (root with apt-get, as CI runs); elsewhere those tests skip and say why.
@@ -47,21 +54,31 @@ browser:
 	else echo "chromium and chromium-driver are missing and this is not root: the browser tests will skip"; fi
 
 # The virtual environment with every pinned package, and a .pth so `service` and the generated
-# `gamerules.v1` packages import from this checkout; the client library and its `gamerules` command, editable.
-$(INSTALLED): requirements.lock pyproject.toml clients/python/pyproject.toml
+# `gamerules.v1` packages import from this checkout; the client library and its `gamerules` command, editable
+# (built from the wheelhouse: its build requirements are pinned too).
+$(INSTALLED): requirements.lock pyproject.toml clients/python/pyproject.toml $(WHEELS)
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --disable-pip-version-check -r requirements.lock
-	$(PY) -m pip install --quiet --disable-pip-version-check --no-deps -e clients/python
+	$(PY) -m pip install --quiet --disable-pip-version-check --no-deps --no-index --find-links $(WHEELHOUSE) \
+		-e clients/python
 	echo "$(CURDIR)" > $(PURELIB)/gamerules-checkout.pth
 	echo "$(CURDIR)/$(GEN_DIR)" >> $(PURELIB)/gamerules-checkout.pth
 	touch $@
 
-# Generated code is never edited or committed: this rule is its only source.
-$(GENERATED): $(INSTALLED) $(PROTOS)
+# Both packages' runtime and build requirements, resolved against requirements.lock (so at its pins), as wheels.
+$(WHEELS): requirements.lock pyproject.toml clients/python/pyproject.toml
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	rm -rf $(WHEELHOUSE) && $(PY) -m pip download --quiet --disable-pip-version-check --only-binary=:all: \
+		-d $(WHEELHOUSE) -c requirements.lock $$($(PY) -c 'import tomllib; \
+		t = [tomllib.load(open(f, "rb")) for f in ("pyproject.toml", "clients/python/pyproject.toml")]; \
+		print(" ".join(sorted({r for d in t for r in d["project"]["dependencies"] + d["build-system"]["requires"]})))')
+	touch $@
+
+# Generated code is never edited or committed: this rule is its only source (the same generator builds the
+# wheels' copies, see setup.py).
+$(GENERATED): $(INSTALLED) $(PROTOS) clients/python/build_protos.py
 	rm -rf $(GEN_DIR) && mkdir -p $(GEN_DIR)
-	$(PY) -m grpc_tools.protoc -Iproto -I$(PURELIB) \
-		--python_out=$(GEN_DIR) --pyi_out=$(GEN_DIR) --grpc_python_out=$(GEN_DIR) \
-		--include_imports --include_source_info --descriptor_set_out=$(GEN_DIR)/gamerules.binpb $(PROTOS)
+	$(PY) clients/python/build_protos.py $(GEN_DIR) --descriptor-set
 	touch $@
 
 # The native kernels (service/native/*.c), loaded by service/native/__init__.py with ctypes: built code,
@@ -162,6 +179,16 @@ lock:
 		&& (head -n 2 requirements.lock; .lockvenv/bin/pip freeze --exclude gamerules) > requirements.lock.new \
 		&& mv requirements.lock.new requirements.lock && rm -rf .lockvenv
 
+# Every package requirements.lock pins has a wheel for each Python of CHECK_PYTHONS (needs the package registry;
+# pip resolves each pin's files without installing anything).
+check-pythons: $(INSTALLED)
+	for version in $(CHECK_PYTHONS); do \
+		rm -rf build/check-$$version && $(PY) -m pip download --quiet --disable-pip-version-check \
+			--only-binary=:all: --python-version $$version --no-deps -r requirements.lock -d build/check-$$version \
+			&& echo "python $$version: every pinned package has a wheel" || exit 1; \
+	done
+
 clean:
 	rm -rf $(VENV) $(GEN_DIR) .pytest_cache .ruff_cache .mypy_cache build gen \
+		clients/python/build *.egg-info clients/python/*.egg-info \
 		$(NODE_EXAMPLE)/node_modules $(NODE_EXAMPLE)/dist $(NODE_EXAMPLE)/src/gen

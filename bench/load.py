@@ -339,14 +339,14 @@ def main(argv: list[str] | None = None) -> int:
         server = [sys.executable, "-m", "service.api.server", *server_flags(port)]
         gateway = [
             sys.executable, "-m", "service.api.gateway_server", "--bind", f"{HOST}:{http_port}",
-            "--backend", targets["grpc"], "--workers", str(cores),
+            "--grpc-target", targets["grpc"], "--workers", str(cores),
         ]  # fmt: skip
         # All three run at once (idle ones cost nothing), so that each baseline cell is measured right next to
         # the cells it is compared with, under the same conditions.
         with (
             _process(baseline, logs / "baseline.log"),
             _process(server, logs / "server.log"),
-            _process(gateway, logs / "gateway.log", {"GAMERULES_BACKEND": targets["grpc"]}),
+            _process(gateway, logs / "gateway.log", {"GAMERULES_GRPC_TARGET": targets["grpc"]}),
         ):
             _wait_grpc(targets["baseline"])
             _wait_grpc(targets["grpc"])

@@ -68,7 +68,7 @@ def servers(mode: str, logs: Path) -> Iterator[Servers]:
     server = [sys.executable, "-m", "service.api.server", *server_flags(port), "--workers", "2", "--search-mode", mode]
     gateway = [
         sys.executable, "-m", "service.api.gateway_server", "--bind", f"{HOST}:{http_port}",
-        "--backend", target, "--workers", "2",
+        "--grpc-target", target, "--workers", "2",
     ]  # fmt: skip
     with (
         _process(server, logs / f"server-{mode}.log", quiet) as server_process,

@@ -10,7 +10,8 @@ case "$role" in
         exec python -m service.api.server --host "${GAMERULES_HOST:-0.0.0.0}" "$@"
         ;;
     gateway)
-        exec python -m service.api.gateway_server --bind "${GAMERULES_GATEWAY_BIND:-0.0.0.0:8080}" "$@"
+        # Listens on GAMERULES_HOST (all interfaces unless set) and GAMERULES_HTTP_PORT (8080 unless set).
+        GAMERULES_HOST="${GAMERULES_HOST:-0.0.0.0}" exec python -m service.api.gateway_server "$@"
         ;;
     *)
         exec "$role" "$@"

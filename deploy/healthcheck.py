@@ -1,8 +1,9 @@
 """The container's HEALTHCHECK: exit 0 when the role running here is healthy, 1 otherwise.
 
 The image runs either role, so this asks the gRPC health service on ``GAMERULES_GRPC_PORT`` (the server:
-SERVING for ``gamerules.v1.GameRules``) and, when nothing answers there, the gateway's ``/healthz`` on the
-port of ``GAMERULES_GATEWAY_BIND``. Kubernetes does not use this: its probes are in the manifests.
+SERVING for ``gamerules.v1.GameRules``) and, when nothing answers there, the gateway's ``/healthz`` on
+``GAMERULES_HTTP_PORT`` (8080; release 0.1.0's ``GAMERULES_GATEWAY_BIND`` still counts). Kubernetes does not
+use this: its probes are in the manifests.
 """
 
 from __future__ import annotations
@@ -41,7 +42,8 @@ def http_ok(port: str) -> bool:
 
 def main() -> int:
     grpc_port = os.environ.get("GAMERULES_GRPC_PORT") or "50051"
-    http_port = (os.environ.get("GAMERULES_GATEWAY_BIND") or "0.0.0.0:8080").rsplit(":", 1)[-1]
+    old_bind = os.environ.get("GAMERULES_GATEWAY_BIND") or ":8080"  # deprecated: read as the gateway reads it
+    http_port = os.environ.get("GAMERULES_HTTP_PORT") or old_bind.rsplit(":", 1)[-1]
     serving = grpc_status(grpc_port)
     if serving is None:
         serving = http_ok(http_port)

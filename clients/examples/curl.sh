@@ -2,12 +2,16 @@
 # The REST API with curl: the calls a portal makes, against a running gateway (`make run` starts one).
 #
 #   bash clients/examples/curl.sh                                  # the gateway on localhost:8080
-#   GAMERULES_HTTP=http://gateway.example:8080 bash clients/examples/curl.sh
+#   GAMERULES_HTTP_URL=http://gateway.example:8080 bash clients/examples/curl.sh
 #
 # Each example prints "## title" and then the JSON answer. tests/clients/test_examples.py runs this file
 # against a real gateway and checks every answer, so these commands are known to work.
 set -euo pipefail
-HTTP="${GAMERULES_HTTP:-http://localhost:8080}"
+if [[ -n "${GAMERULES_HTTP:-}" && -z "${GAMERULES_HTTP_URL:-}" ]]; then  # release 0.1.0's name, for one more release
+    echo "curl.sh: GAMERULES_HTTP is deprecated and will stop working in the next release: use GAMERULES_HTTP_URL" >&2
+    GAMERULES_HTTP_URL="$GAMERULES_HTTP"
+fi
+HTTP="${GAMERULES_HTTP_URL:-http://localhost:8080}"
 
 echo "## list the games, their options, levels and notations"
 curl -sS "$HTTP/v1/games"

@@ -3,13 +3,17 @@
 # The server has reflection on, so grpcurl needs no .proto file.
 #
 #   bash clients/examples/grpcurl.sh                              # the server on localhost:50051
-#   GAMERULES_GRPC=server.example:50051 bash clients/examples/grpcurl.sh
+#   GAMERULES_GRPC_TARGET=server.example:50051 bash clients/examples/grpcurl.sh
 #
 # The JSON bodies are the proto3 JSON mapping, as over REST, but the game goes in the body ("game").
 # tests/clients/test_examples.py sends every request below through gRPC reflection (as grpcurl does) and
 # checks the answers; grpcurl itself is not installed on the test machines.
 set -euo pipefail
-GRPC="${GAMERULES_GRPC:-localhost:50051}"
+if [[ -n "${GAMERULES_GRPC:-}" && -z "${GAMERULES_GRPC_TARGET:-}" ]]; then  # release 0.1.0's name, for one more release
+    echo "grpcurl.sh: GAMERULES_GRPC is deprecated and will stop working in the next release: use GAMERULES_GRPC_TARGET" >&2
+    GAMERULES_GRPC_TARGET="$GAMERULES_GRPC"
+fi
+GRPC="${GAMERULES_GRPC_TARGET:-localhost:50051}"
 
 echo "## the services"
 grpcurl -plaintext "$GRPC" list

@@ -7,11 +7,11 @@ errors come back as the ``google.rpc.Status`` JSON with grpc-gateway v2's status
 
 Run it with ``python -m service.api.gateway_server`` (granian, N worker processes whose metrics meet in one
 multi-process directory; ``service/run.py`` starts it for ``make run``); any WSGI server can serve
-``create_app()``. Configuration (the README's table): ``GAMERULES_BACKEND``
-(the gRPC address, default ``localhost:50051``), ``GAMERULES_BACKEND_CONNECTIONS`` (``Backends``),
-``GAMERULES_GATEWAY_TIMEOUT_S`` (default deadline, 30), ``GAMERULES_GATEWAY_MAX_BODY_BYTES``,
-``GAMERULES_BACKEND_CA`` / ``_CERT`` / ``_KEY`` (TLS, mutual with a certificate, to the gRPC server) and the
-API keys of ``service/api/auth.py``.
+``create_app()``. Configuration (the README's table, ``service/api/environment.py``): ``GAMERULES_GRPC_TARGET``
+(the gRPC address, default ``localhost:50051``), ``GAMERULES_GRPC_TARGET_CONNECTIONS`` (``Backends``),
+``GAMERULES_GATEWAY_TIMEOUT_S`` (default deadline, 30),
+``GAMERULES_GATEWAY_MAX_BODY_BYTES``, ``GAMERULES_GRPC_TARGET_CA`` / ``_CERT`` / ``_KEY`` (TLS, mutual with a
+certificate, to the gRPC server) and the API keys of ``service/api/auth.py``.
 
 Every answer is counted and timed in ``http_requests_total`` / ``http_request_duration_seconds`` with the
 proto's path template as the ``route`` (bounded), logged as one JSON line, and ``/metrics`` exposes them.
@@ -49,7 +49,7 @@ from google.rpc import code_pb2, error_details_pb2, status_pb2
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from gamerules.v1 import gamerules_pb2 as pb
-from service.api import auth, logs, metrics, protojson
+from service.api import auth, environment, logs, metrics, protojson
 from service.api.calls import WORKER_METADATA
 from service.api.cors import install_cors, origins_from_env
 from service.api.errors import HTTP_STATUS, overloaded
@@ -225,27 +225,28 @@ def _timeout(default_s: float) -> float | Response:
 
 
 def _backend_channel(backend: str, index: int = 0) -> grpc.Channel:
-    """A channel (one connection) to the gRPC server: TLS when ``GAMERULES_BACKEND_CA`` names the CA to trust,
-    with a client certificate (mutual TLS) when ``GAMERULES_BACKEND_CERT`` and ``GAMERULES_BACKEND_KEY`` name
-    one. ``index`` tells the channels apart: channels with the same arguments would share one connection."""
+    """A channel (one connection) to the gRPC server: TLS when ``GAMERULES_GRPC_TARGET_CA`` names the CA to
+    trust, with a client certificate (mutual TLS) when ``GAMERULES_GRPC_TARGET_CERT`` and
+    ``GAMERULES_GRPC_TARGET_KEY`` name one. ``index`` tells the channels apart: channels with the same
+    arguments would share one connection."""
     options = [
         ("grpc.max_receive_message_length", 16 << 20),
         ("grpc.use_local_subchannel_pool", 1),
         ("gamerules.connection", index),
     ]
-    ca = os.environ.get("GAMERULES_BACKEND_CA")
+    ca = environment.env("GAMERULES_GRPC_TARGET_CA")
     if not ca:
         return grpc.insecure_channel(backend, options=options)
 
     def read(name: str) -> bytes | None:
-        path = os.environ.get(name)
+        path = environment.env(name)
         if not path:
             return None
         with open(path, "rb") as file:
             return file.read()
 
     credentials = grpc.ssl_channel_credentials(
-        read("GAMERULES_BACKEND_CA"), read("GAMERULES_BACKEND_KEY"), read("GAMERULES_BACKEND_CERT")
+        read("GAMERULES_GRPC_TARGET_CA"), read("GAMERULES_GRPC_TARGET_KEY"), read("GAMERULES_GRPC_TARGET_CERT")
     )
     return grpc.secure_channel(backend, credentials, options=options)
 
@@ -283,11 +284,11 @@ def _instrument(app: Flask) -> None:
 
 def create_app(backend: str | None = None, timeout_s: float | None = None) -> Flask:
     """The gateway app forwarding to the gRPC server at ``backend``."""
-    backend = backend or os.environ.get("GAMERULES_BACKEND", "localhost:50051")
+    backend = backend or environment.env("GAMERULES_GRPC_TARGET", environment.DEFAULT_GRPC_TARGET)
     default_timeout = timeout_s or float(os.environ.get("GAMERULES_GATEWAY_TIMEOUT_S", "30"))
     max_body = int(os.environ.get("GAMERULES_GATEWAY_MAX_BODY_BYTES") or MAX_BODY_BYTES)
     api_keys = auth.load()
-    connections = max(1, int(os.environ.get("GAMERULES_BACKEND_CONNECTIONS") or BACKEND_CONNECTIONS))
+    connections = max(1, int(environment.env("GAMERULES_GRPC_TARGET_CONNECTIONS") or BACKEND_CONNECTIONS))
     channels = [_backend_channel(backend, index) for index in range(connections)]
     backends = Backends(channels)
     searches = _search_share(int(os.environ.get("GAMERULES_GATEWAY_THREADS") or 0))
@@ -487,7 +488,7 @@ class Backends:
 
     The server's workers share one port (``SO_REUSEPORT``), and the kernel hands each new connection to one
     of them; calls on one connection all go to the same worker. So the gateway opens
-    ``GAMERULES_BACKEND_CONNECTIONS`` (default ``BACKEND_CONNECTIONS``) connections and takes them in turn: the
+    ``GAMERULES_GRPC_TARGET_CONNECTIONS`` (default ``BACKEND_CONNECTIONS``) connections and takes them in turn: the
     calls spread over every worker that got a connection (with 8 connections and 2 workers, all 8 land on one
     worker once in 128 starts), and, behind a Kubernetes Service, over the pods as well. A call that fails
     UNAVAILABLE (the worker died, the connection broke: nothing of it ran) is sent again once, on the next

@@ -24,13 +24,11 @@ import signal
 import socket
 import sys
 import threading
-import time
 from pathlib import Path
 from typing import Any
 
-from service.api import logs, multiproc
+from service.api import environment, logs, multiproc
 
-DEFAULT_BIND = "localhost:8080"
 # Each request holds a thread while it waits on its gRPC call, with the GIL released; granian's own advice
 # (it warns above this) is at most two per core and one more. Best moves, which wait longest (in the server's
 # queue, up to their deadline), may hold all but two of them (``gateway._search_share``).
@@ -38,7 +36,7 @@ DEFAULT_THREADS = 2 * (os.cpu_count() or 1) + 1
 
 
 def _env(name: str, default: str) -> str:
-    return os.environ.get(name) or default
+    return environment.env(name, default)
 
 
 def parse_bind(bind: str) -> tuple[str, int]:
@@ -62,8 +60,14 @@ def parse_bind(bind: str) -> tuple[str, int]:
 
 def parser() -> argparse.ArgumentParser:
     add = (parser := argparse.ArgumentParser(description="Run the gamerules REST gateway.")).add_argument
-    add("--bind", type=parse_bind, default=_env("GAMERULES_GATEWAY_BIND", DEFAULT_BIND), help="host:port to listen on")
-    add("--backend", default=_env("GAMERULES_BACKEND", "localhost:50051"), help="the gRPC server, host:port")
+    add("--bind", type=parse_bind, default=environment.gateway_bind(), help="host:port to listen on")
+    add(
+        "--grpc-target",
+        "--backend",  # its name in release 0.1.0
+        dest="grpc_target",
+        default=_env("GAMERULES_GRPC_TARGET", environment.DEFAULT_GRPC_TARGET),
+        help="the gRPC server, host:port",
+    )
     add("--workers", type=int, default=int(_env("GAMERULES_GATEWAY_WORKERS", str(os.cpu_count() or 1))))
     add(
         "--threads",
@@ -72,8 +76,8 @@ def parser() -> argparse.ArgumentParser:
         help="requests one worker handles at once (each waits on its gRPC call); more wait in line",
     )
     add("--grace-s", type=float, default=float(_env("GAMERULES_GRACE_S", "15")), help="on SIGTERM, for requests")
-    add("--tls-cert", default=os.environ.get("GAMERULES_GATEWAY_TLS_CERT"), help="PEM certificate: serve HTTPS")
-    add("--tls-key", default=os.environ.get("GAMERULES_GATEWAY_TLS_KEY"), help="PEM key of --tls-cert")
+    add("--tls-cert", default=_env("GAMERULES_GATEWAY_TLS_CERT", ""), help="PEM certificate: serve HTTPS")
+    add("--tls-key", default=_env("GAMERULES_GATEWAY_TLS_KEY", ""), help="PEM key of --tls-cert")
     return parser
 
 
@@ -88,17 +92,42 @@ def worker_app() -> Any:
 # How a stop signal reaches granian, in its main process and in each worker, whatever thread the kernel hands
 # it to and whenever it comes (see ``_relay_stop_signals``).
 _STOP_SIGNALS = (signal.SIGTERM, signal.SIGINT)
-_early: list[int] = []  # stop signals a forked worker caught before granian listened for them
 _handled = threading.Event()  # set in a worker once granian's own stop handler has run
 RESEND_S = 0.1  # a worker's stop signal goes to its main thread again this often until granian handled it
 
 
-def _keep_early(number: int, frame: Any) -> None:
-    """A forked worker's stop handler until granian installs its own: remember the signal. Without it the
-    worker ran the handler it inherited from the main process, which only marks the main process's server
-    object as stopping: the signal was lost and the worker served on until granian killed it at the end of the
-    grace period (when a worker was still starting: stops soon after a start, or under load)."""
-    _early.append(number)
+def _end_before_serving(number: int, frame: Any) -> None:
+    """A forked worker's stop handler until granian installs its own: the worker serves nothing yet (granian
+    accepts connections in it only once it listens), so it ends at once and granian's main process sees it
+    stop. It used to keep the signal until granian listened, so a worker whose start outlasted the grace
+    period (imports and set-up on a loaded host) was killed then: "Killing worker-1 after it refused to
+    gracefully stop". Before that it ran the handler inherited from the main process, which only marks the
+    main process's server object as stopping: the signal was lost and the worker served on until killed."""
+    os._exit(0)  # nothing to flush or finish: no request, and every log line is written when it is logged
+
+
+def ended(process: Any) -> bool:
+    """Whether a ``multiprocessing`` process has ended: its sentinel is ready (public, and true once it exits,
+    whichever thread collects its exit status)."""
+    from multiprocessing.connection import wait
+
+    return bool(wait([process.sentinel], timeout=0))
+
+
+def _see_workers_end() -> None:
+    """Make granian's main process see a stopped worker as ended once it has exited.
+
+    After a stop granian joins each worker and asks ``is_alive()``, while a watcher thread of its own joins the
+    same process: both collect the exit status with ``waitpid``, the second gets "no such child", and
+    ``multiprocessing`` then reports the process alive until the first thread has stored the status. When that
+    took more than the 1 ms granian waits (a loaded host, workers ending together), it logged "Killing worker-2
+    after it refused to gracefully stop" about a worker that had already exited, and killed nothing."""
+    from granian.server.mp import WorkerProcess
+
+    def is_alive(worker: Any) -> bool:
+        return not ended(worker.inner)
+
+    WorkerProcess.is_alive = is_alive  # type: ignore[method-assign]
 
 
 def _see_granian_handle_stops() -> None:
@@ -138,11 +167,11 @@ def _relay_stop_signals(worker: bool = False) -> None:
     of `make run` in three. The interpreter writes every signal's number to its wakeup fd from whichever
     thread caught it, so a thread reading that fd sends the signal on to the main thread, once per signal.
 
-    A worker needs two more things. A stop that comes while it starts is kept (``_keep_early``) until granian
-    listens. And a signal sent on to the main thread just as it enters granian's server loop (in Rust) is
-    seen there only when another signal comes, so in a worker the relay sends it again every ``RESEND_S``
-    until granian's handler has run (``_see_granian_handle_stops``). Not after: a second stop during a
-    graceful shutdown cut the requests in flight."""
+    A worker needs two more things. A stop that comes before granian listens in it ends it at once
+    (``_end_before_serving``): it serves nothing yet. And a signal sent on to the main thread just as it
+    enters granian's server loop (in Rust) is seen there only when another signal comes, so in a worker the
+    relay sends it again every ``RESEND_S`` until granian's handler has run (``_see_granian_handle_stops``).
+    Not after: a second stop during a graceful shutdown cut the requests in flight."""
     if threading.current_thread() is not threading.main_thread():
         return
     read_end, write_end = os.pipe()
@@ -153,24 +182,19 @@ def _relay_stop_signals(worker: bool = False) -> None:
 
     def forget_in_child() -> None:
         # A forked worker must not write its signals into this process's pipe (they would be relayed here);
-        # the worker sets up its own relay when it builds its app, and keeps its stop signals until then.
+        # the worker sets up its own relay when it builds its app, and ends on a stop until granian listens.
         signal.set_wakeup_fd(-1)
         os.close(read_end)
         os.close(write_end)
         for number in _STOP_SIGNALS:
-            signal.signal(number, _keep_early)
+            signal.signal(number, _end_before_serving)
 
     os.register_at_fork(after_in_child=forget_in_child)
     main_thread = threading.main_thread().ident
     assert main_thread is not None
 
-    def kept(number: int) -> bool:
-        return signal.getsignal(number) is _keep_early
-
     def send_on(number: int) -> None:
-        while kept(number):  # sent now, it would only be kept again
-            time.sleep(RESEND_S / 10)
-        signal.pthread_kill(main_thread, number)
+        signal.pthread_kill(main_thread, number)  # granian's handler there, or a starting worker's end
         while worker and not _handled.wait(RESEND_S):
             signal.pthread_kill(main_thread, number)
 
@@ -183,30 +207,35 @@ def _relay_stop_signals(worker: bool = False) -> None:
                 threading.Thread(target=send_on, args=(number,), name="stop-signal-send", daemon=True).start()
 
         while True:
-            listening = not any(kept(number) for number in _STOP_SIGNALS)  # then nothing is added to _early
-            for number in list(_early):
+            select.select([read_end], [], [])
+            data = os.read(read_end, 64)
+            if not data:
+                return
+            for number in data:
                 deliver(number)
-            if select.select([read_end], [], [], None if listening else 0.05)[0]:
-                data = os.read(read_end, 64)
-                if not data:
-                    return
-                for number in data:
-                    deliver(number)
 
     threading.Thread(target=relay, name="stop-signal-relay", daemon=True).start()
 
 
+def warn_old_flags(argv: list[str]) -> None:
+    """Log that a flag of release 0.1.0 is deprecated (it still works for one release)."""
+    if any(arg == "--backend" or arg.startswith("--backend=") for arg in argv):
+        environment.deprecated("--backend", "--grpc-target")
+
+
 def main(argv: list[str] | None = None) -> int:
+    logs.configure()  # first: reading the environment may log that an old variable name is deprecated
+    argv = sys.argv[1:] if argv is None else argv
+    warn_old_flags(argv)
     args = parser().parse_args(argv)
     if bool(args.tls_cert) != bool(args.tls_key):
         print("--tls-cert and --tls-key go together", file=sys.stderr)
         return 2
     host, port = args.bind
-    os.environ["GAMERULES_BACKEND"] = args.backend  # read by create_app in each worker
+    os.environ["GAMERULES_GRPC_TARGET"] = args.grpc_target  # read by create_app in each worker
     os.environ["GAMERULES_GATEWAY_THREADS"] = str(max(1, args.threads))  # so is this: best moves get a share
     metrics_dir, owned = multiproc.prepare("gamerules-gateway-metrics-")
-    logs.configure()
-    if (os.environ.get("GAMERULES_LOG_FORMAT") or "json").lower() == "json":
+    if _env("GAMERULES_LOG_FORMAT", "json").lower() == "json":
         logs.capture_stderr()
 
     from granian import Granian
@@ -237,6 +266,7 @@ def main(argv: list[str] | None = None) -> int:
         ssl_protocol_min=SSLProtocols.tls12,
     )
     _relay_stop_signals()
+    _see_workers_end()
     try:
         server.serve()
     finally:
@@ -247,7 +277,7 @@ def main(argv: list[str] | None = None) -> int:
 
 if __name__ == "__main__":
     # Run the module's own copy: under ``python -m`` this file is also ``__main__``, a second module object,
-    # and the workers import ``service.api.gateway_server``. One copy keeps one ``_keep_early`` and ``_early``.
+    # and the workers import ``service.api.gateway_server``. One copy keeps one ``_handled``.
     from service.api import gateway_server
 
     sys.exit(gateway_server.main())

@@ -4,7 +4,7 @@ Every record carries ``ts`` (UTC, ISO 8601), ``level``, ``logger``, ``pid`` and 
 (logger ``gamerules.access``, at INFO) adds ``method``, ``game``, ``code``, ``duration_ms`` and, when the
 caller sent one, ``request_id`` — over gRPC from the server, over HTTP from the gateway (with ``route`` and
 ``status`` in place of ``code``). ``GAMERULES_LOG_LEVEL=WARNING`` silences the per-call lines;
-``GAMERULES_LOG_FORMAT=text`` prints plain messages for a human at a terminal.
+``GAMERULES_LOG_FORMAT=text`` prints the same fields as ``key=value`` text, for a person at a terminal.
 
 What other code writes to the process's stderr (gRPC's C core, the interpreter's own warnings) becomes JSON
 lines too, with logger ``stderr`` (``capture_stderr``), so a log pipeline never meets a line it cannot parse.
@@ -39,7 +39,8 @@ class JsonFormatter(logging.Formatter):
     _second = -1
     _second_text = ""
 
-    def format(self, record: logging.LogRecord) -> str:
+    def fields(self, record: logging.LogRecord) -> dict[str, Any]:
+        """The record's fields, in the order they are written, in either format."""
         second = int(record.created)
         if second != self._second:  # one strftime per second, not per line
             self._second, self._second_text = second, time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(second))
@@ -59,7 +60,34 @@ class JsonFormatter(logging.Formatter):
                     line[key] = value
         if record.exc_info:
             line["exc"] = self.formatException(record.exc_info)
-        return _ENCODER.encode(line)
+        return line
+
+    def format(self, record: logging.LogRecord) -> str:
+        return _ENCODER.encode(self.fields(record))
+
+
+class TextFormatter(JsonFormatter):
+    """The same fields as the JSON lines, for a person at a terminal: ``ts level logger msg`` and then
+    ``key=value`` for the rest (the message or a value with spaces, quotes or ``=`` in JSON quotes); a traceback
+    on lines of its own.
+
+    ``2026-05-01T12:00:00.123Z INFO gamerules.access call pid=7 method=LegalMoves game=reversi code=OK ...``
+    """
+
+    def format(self, record: logging.LogRecord) -> str:
+        fields = self.fields(record)
+        exc = fields.pop("exc", None)
+        head = " ".join(str(fields.pop(key)) for key in ("ts", "level", "logger"))
+        head += " " + _text_value(fields.pop("msg"))
+        line = " ".join([head, *(f"{key}={_text_value(value)}" for key, value in fields.items())])
+        return f"{line}\n{exc}" if exc else line
+
+
+def _text_value(value: Any) -> str:
+    text = value if isinstance(value, str) else _ENCODER.encode(value)
+    if text and not any(c.isspace() or c in '"=' for c in text):
+        return text
+    return json.dumps(text, ensure_ascii=False)
 
 
 _ENCODER = json.JSONEncoder(separators=(",", ":"), default=str)
@@ -74,7 +102,7 @@ def configure(level: str | None = None, fmt: str | None = None) -> None:
     # calls a second it costs more than the rest of the line (the logging HOWTO's "Optimization").
     logging._srcfile = None  # type: ignore[attr-defined]
     handler = logging.StreamHandler(sys.stderr)
-    handler.setFormatter(JsonFormatter() if fmt == "json" else logging.Formatter("%(levelname)s %(name)s %(message)s"))
+    handler.setFormatter(JsonFormatter() if fmt == "json" else TextFormatter())
     root = logging.getLogger()
     root.handlers[:] = [handler]
     root.setLevel(level)

@@ -38,7 +38,7 @@ from grpc_reflection.v1alpha import reflection
 
 from gamerules.v1 import gamerules_pb2 as pb
 from gamerules.v1 import gamerules_pb2_grpc as pb_grpc
-from service.api import auth, logs, multiproc, searches
+from service.api import auth, environment, logs, multiproc, searches
 from service.api.calls import ObservingInterceptor
 from service.api.servicer import GameRulesServicer, ServiceConfig
 from service.levels import LEVELS
@@ -309,7 +309,7 @@ def _stop_workers(workers: set[int]) -> None:
 
 
 def _env(name: str, default: str) -> str:
-    return os.environ.get(name) or default
+    return environment.env(name, default)
 
 
 def parse_args(argv: Sequence[str] | None = None) -> ServerConfig:
@@ -317,8 +317,8 @@ def parse_args(argv: Sequence[str] | None = None) -> ServerConfig:
     (the README's configuration table lists them)."""
     parser = argparse.ArgumentParser(description="The gamerules gRPC server.")
     add = parser.add_argument
-    add("--host", default=_env("GAMERULES_HOST", "localhost"), help="address to listen on")
-    add("--port", type=int, default=int(_env("GAMERULES_GRPC_PORT", "50051")), help="gRPC port")
+    add("--host", default=_env("GAMERULES_HOST", environment.DEFAULT_HOST), help="address to listen on")
+    add("--port", type=int, default=int(_env("GAMERULES_GRPC_PORT", str(environment.DEFAULT_GRPC_PORT))))
     add(
         "--workers",
         type=int,

@@ -61,7 +61,7 @@ def wait_http(url: str, timeout_s: float = 30) -> None:
 def gateway_command(port: int, backend: str, workers: int = 1) -> list[str]:
     """The gateway as production runs it, on ``127.0.0.1:port`` in front of the gRPC server at ``backend``."""
     return [
-        sys.executable, "-m", "service.api.gateway_server", "--bind", f"127.0.0.1:{port}", "--backend", backend,
+        sys.executable, "-m", "service.api.gateway_server", "--bind", f"127.0.0.1:{port}", "--grpc-target", backend,
         "--workers", str(workers), "--threads", "8",
     ]  # fmt: skip
 

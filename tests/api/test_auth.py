@@ -194,9 +194,9 @@ def test_gateway_reaches_a_mutual_tls_backend(pki, monkeypatch):
     tls = TlsConfig(str(pki / "server.crt"), str(pki / "server.key"), client_ca=str(pki / "ca.crt"))
     running = create_server(ServerConfig(tls=tls), address="127.0.0.1:0")
     try:
-        monkeypatch.setenv("GAMERULES_BACKEND_CA", str(pki / "ca.crt"))
-        monkeypatch.setenv("GAMERULES_BACKEND_CERT", str(pki / "client.crt"))
-        monkeypatch.setenv("GAMERULES_BACKEND_KEY", str(pki / "client.key"))
+        monkeypatch.setenv("GAMERULES_GRPC_TARGET_CA", str(pki / "ca.crt"))
+        monkeypatch.setenv("GAMERULES_GRPC_TARGET_CERT", str(pki / "client.crt"))
+        monkeypatch.setenv("GAMERULES_GRPC_TARGET_KEY", str(pki / "client.key"))
         client = create_app(backend=f"127.0.0.1:{running.port}").test_client()
         assert client.get("/v1/games/reversi").status_code == 200
         assert client.get("/readyz").status_code == 200

@@ -45,7 +45,10 @@ def gateway(backend: str, env: dict[str, str] | None = None) -> Iterator[str]:
 @pytest.fixture(scope="module")
 def served() -> Iterator[tuple[ServerProcess, str]]:
     """Two gRPC workers behind one gateway worker with 16 connections."""
-    with server_process(workers=2) as running, gateway(running.address, {"GAMERULES_BACKEND_CONNECTIONS": "16"}) as url:
+    with (
+        server_process(workers=2) as running,
+        gateway(running.address, {"GAMERULES_GRPC_TARGET_CONNECTIONS": "16"}) as url,
+    ):
         yield running, url
 
 
@@ -230,7 +233,7 @@ def test_every_line_the_gateway_writes_is_json_grpc_core_included(tmp_path):
     bad_ca = tmp_path / "ca.pem"
     bad_ca.write_text("not a certificate\n")
     port = free_port()
-    env = {**os.environ, "GAMERULES_BACKEND_CA": str(bad_ca)}
+    env = {**os.environ, "GAMERULES_GRPC_TARGET_CA": str(bad_ca)}
     process = subprocess.Popen(gateway_command(port, "127.0.0.1:1"), env=env, stderr=subprocess.PIPE)
     try:
         wait_http(f"http://127.0.0.1:{port}/healthz")

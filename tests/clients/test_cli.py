@@ -4,8 +4,10 @@ itself, and a human typing moves), the entry points, and the board drawings of a
 from __future__ import annotations
 
 import io
+import json
 import os
 import random
+import shlex
 import subprocess
 import sys
 from pathlib import Path
@@ -122,13 +124,61 @@ def test_quitting_leaves_the_game(grpc_address):
     assert code == 0 and "game left after 0 moves" in out
 
 
+def _without_target_variables() -> dict[str, str]:
+    return {k: v for k, v in os.environ.items() if k not in ("GAMERULES_TARGET", "GAMERULES_GRPC_TARGET")}
+
+
 def test_the_entry_points(grpc_address):
-    env = {**os.environ, "GAMERULES_TARGET": grpc_address}
+    env = {**_without_target_variables(), "GAMERULES_GRPC_TARGET": grpc_address}
     script = Path(sys.executable).parent / "gamerules"
     for command in ([str(script), "games"], [sys.executable, "-m", "gamerules_client", "games"]):
         answer = subprocess.run(command, env=env, capture_output=True, text=True, timeout=60, check=False)
         assert answer.returncode == 0, answer.stderr
-        assert "reversi: Reversi" in answer.stdout
+        assert "reversi: Reversi" in answer.stdout and not answer.stderr
+
+
+def test_the_old_target_variable_works_for_one_release_with_a_warning(grpc_address):
+    script = str(Path(sys.executable).parent / "gamerules")
+    env = {**_without_target_variables(), "GAMERULES_TARGET": grpc_address}
+    answer = subprocess.run([script, "games"], env=env, capture_output=True, text=True, timeout=60, check=False)
+    assert answer.returncode == 0 and "reversi: Reversi" in answer.stdout
+    assert answer.stderr == (
+        "gamerules: warning: GAMERULES_TARGET is deprecated and will stop working in the next release: "
+        "use GAMERULES_GRPC_TARGET\n"
+    )
+    # The new name wins, silently, when both are set.
+    env["GAMERULES_GRPC_TARGET"], env["GAMERULES_TARGET"] = grpc_address, "127.0.0.1:1"
+    answer = subprocess.run([script, "games"], env=env, capture_output=True, text=True, timeout=60, check=False)
+    assert answer.returncode == 0 and not answer.stderr
+
+
+def test_the_tools_options_go_before_or_after_the_command(grpc_address):
+    before = cli.build_parser().parse_args(["--json", "--target", "h:1", "--ascii", "moves", "reversi", "start"])
+    after = cli.build_parser().parse_args(["moves", "reversi", "start", "--json", "--target", "h:1", "--ascii"])
+    mixed = cli.build_parser().parse_args(["--target", "h:1", "moves", "--json", "reversi", "start", "--ascii"])
+    assert vars(before) == vars(after) == vars(mixed)
+    assert before.target == "h:1" and before.json and before.ascii and before.command == "moves"
+    # Given before the command, an option is not reset by the command's own parser.
+    assert cli.build_parser().parse_args(["--timeout", "3", "best", "kalah", "start"]).timeout == 3
+    out = io.StringIO()
+    assert cli.main(["moves", "reversi", START, "--json", "--target", grpc_address], stdout=out) == 0
+    assert json.loads(out.getvalue())["totalSize"] == 4
+
+
+def test_a_closed_pipe_ends_the_tool_quietly(grpc_address):
+    """``gamerules --json moves ... | head -1``: the reader leaves after one line; no traceback, the status
+    of a tool stopped by SIGPIPE (141). The answer (Strands after Black's opening stone: 58,472 moves, some MB
+    of JSON) is far larger than a pipe holds, so the tool is still writing when the reader leaves."""
+    strands = GAMES["strands"]
+    start = strands.new_position()
+    after, *_ = start.apply(start.legal_moves()[0])
+    position = shlex.quote(after.to_notation())
+    script = shlex.quote(str(Path(sys.executable).parent / "gamerules"))
+    env = {**_without_target_variables(), "GAMERULES_GRPC_TARGET": grpc_address}
+    pipeline = f"{script} --json moves strands {position} --limit 100000 | head -1; echo ${{PIPESTATUS[0]}}"
+    answer = subprocess.run(["bash", "-c", pipeline], env=env, capture_output=True, text=True, timeout=60, check=False)
+    assert answer.stdout.splitlines() == ["{", "141"], answer.stdout
+    assert answer.stderr == "", answer.stderr
 
 
 # --- drawings ----------------------------------------------------------------------------------------------

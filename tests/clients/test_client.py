@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import threading
+import warnings
 from collections.abc import Iterator
 from concurrent import futures
 
@@ -222,3 +223,29 @@ def test_an_unreachable_server_raises(fake):
     with gc.GameRulesClient(f"127.0.0.1:{free_port()}", timeout=0.5) as client, pytest.raises(gc.GameRulesError) as e:
         client.list_games()
     assert e.value.code in (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED)
+
+
+# --- the target from the environment -----------------------------------------------------------------------
+
+
+def test_the_default_target_comes_from_the_environment(monkeypatch, grpc_address):
+    monkeypatch.delenv("GAMERULES_TARGET", raising=False)
+    monkeypatch.delenv("GAMERULES_GRPC_TARGET", raising=False)
+    assert gc.default_target() == "localhost:50051" == gc.DEFAULT_TARGET
+    monkeypatch.setenv("GAMERULES_GRPC_TARGET", grpc_address)
+    with gc.GameRulesClient() as client:
+        assert client.target == grpc_address and client.ready()
+    assert gc.GameRulesClient("other:1").target == "other:1"
+
+
+def test_the_old_target_variable_works_for_one_release_with_a_future_warning(monkeypatch, grpc_address):
+    monkeypatch.delenv("GAMERULES_GRPC_TARGET", raising=False)
+    monkeypatch.setenv("GAMERULES_TARGET", grpc_address)
+    with pytest.warns(FutureWarning, match="GAMERULES_TARGET is deprecated .* use GAMERULES_GRPC_TARGET"):
+        client = gc.GameRulesClient()
+    with client:
+        assert client.target == grpc_address and client.ready()
+    monkeypatch.setenv("GAMERULES_GRPC_TARGET", "new:1")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # the new name wins, silently
+        assert gc.default_target() == "new:1"

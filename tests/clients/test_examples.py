@@ -41,7 +41,7 @@ def _json_and_status(body: str) -> tuple[dict, int]:
 
 @pytest.mark.skipif(shutil.which("curl") is None, reason="curl is not installed")
 def test_the_curl_examples_run_against_a_real_gateway(gateway_url):
-    env = {**os.environ, "GAMERULES_HTTP": gateway_url}
+    env = {**os.environ, "GAMERULES_HTTP_URL": gateway_url}
     done = subprocess.run(
         ["bash", str(EXAMPLES / "curl.sh")], env=env, capture_output=True, text=True, timeout=120, check=False
     )
@@ -142,3 +142,39 @@ def test_the_grpcurl_examples_through_reflection(grpc_address):
                 assert answer["contentType"] == "image/svg+xml" and answer["data"]
             if method_name == "Check":
                 assert answer["status"] == "SERVING"
+
+
+@pytest.mark.parametrize(
+    ("script", "variable", "new", "old", "default"),
+    [
+        ("curl.sh", "HTTP", "GAMERULES_HTTP_URL", "GAMERULES_HTTP", "http://localhost:8080"),
+        ("grpcurl.sh", "GRPC", "GAMERULES_GRPC_TARGET", "GAMERULES_GRPC", "localhost:50051"),
+    ],
+)
+def test_the_examples_find_the_service_by_the_new_name_and_the_old_one_for_one_release(
+    script, variable, new, old, default
+):
+    """The scripts' own lines up to the address they call, run with each combination of the two names."""
+    text = (EXAMPLES / script).read_text()
+    start = text.index(f"\n{variable}=") + 1
+    preamble = text[: text.index("\n", start)]
+    environ = {k: v for k, v in os.environ.items() if k not in (new, old)}
+
+    def address(**names: str) -> tuple[str, str]:
+        done = subprocess.run(
+            ["bash", "-c", f'{preamble}\necho "${variable}"'],
+            env={**environ, **names},
+            capture_output=True,
+            text=True,
+            timeout=30,
+            check=True,
+        )
+        return done.stdout.strip(), done.stderr.strip()
+
+    assert address() == (default, "")
+    assert address(**{new: "a:1"}) == ("a:1", "")
+    assert address(**{new: "a:1", old: "b:2"}) == ("a:1", "")
+    assert address(**{old: "b:2"}) == (
+        "b:2",
+        f"{script}: {old} is deprecated and will stop working in the next release: use {new}",
+    )

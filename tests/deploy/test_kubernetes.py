@@ -113,10 +113,10 @@ def test_services_select_pods_and_name_their_ports():
 
 def test_the_gateway_reaches_the_server_service():
     config = _of_kind("ConfigMap")[0]["data"]
-    host, port = config["GAMERULES_BACKEND"].rsplit(":", 1)
+    host, port = config["GAMERULES_GRPC_TARGET"].rsplit(":", 1)
     (service,) = [s for s in _of_kind("Service") if s["metadata"]["name"] == host]
     assert int(port) in [p["port"] for p in service["spec"]["ports"]]
-    bind_port = int(config["GAMERULES_GATEWAY_BIND"].rsplit(":", 1)[1])
+    bind_port = int(config["GAMERULES_HTTP_PORT"])
     assert bind_port in [p["containerPort"] for p in _container(_deployment("gateway"))["ports"]]
     assert int(config["GAMERULES_GRPC_PORT"]) in [
         p["containerPort"] for p in _container(_deployment("server"))["ports"]

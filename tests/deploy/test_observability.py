@@ -127,14 +127,14 @@ def test_compose_starts_server_gateway_and_prometheus(compose):
         build = service["build"]
         assert (DEPLOY / build["context"] / build["dockerfile"]).resolve() == (DEPLOY / "Dockerfile").resolve()
     server, gateway = services["server"], services["gateway"]
-    assert gateway["environment"]["GAMERULES_BACKEND"] == f"server:{server['environment']['GAMERULES_GRPC_PORT']}"
+    assert gateway["environment"]["GAMERULES_GRPC_TARGET"] == f"server:{server['environment']['GAMERULES_GRPC_PORT']}"
     assert gateway["depends_on"]["server"]["condition"] == "service_healthy"
     published = {role: {p.split(":")[1] for p in services[role]["ports"]} for role in ("server", "gateway")}
     assert published["server"] == {
         server["environment"]["GAMERULES_GRPC_PORT"],
         server["environment"]["GAMERULES_METRICS_PORT"],
     }
-    assert published["gateway"] == {gateway["environment"]["GAMERULES_GATEWAY_BIND"].rsplit(":", 1)[1]}
+    assert published["gateway"] == {gateway["environment"]["GAMERULES_HTTP_PORT"]}
 
 
 def test_compose_mounts_files_that_exist(compose):
@@ -153,7 +153,7 @@ def test_prometheus_scrapes_both_roles(compose):
     environment = {name: compose["services"][name]["environment"] for name in ("server", "gateway")}
     assert targets == {
         f"server:{environment['server']['GAMERULES_METRICS_PORT']}",
-        f"gateway:{environment['gateway']['GAMERULES_GATEWAY_BIND'].rsplit(':', 1)[1]}",
+        f"gateway:{environment['gateway']['GAMERULES_HTTP_PORT']}",
     }
     assert all(job["metrics_path"] == "/metrics" for job in config["scrape_configs"])
 

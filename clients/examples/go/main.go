@@ -308,8 +308,8 @@ func run(target, base string) error {
 }
 
 func main() {
-	target := flag.String("grpc", envOr("GAMERULES_TARGET", "localhost:50051"), "the gRPC server, host:port")
-	base := flag.String("http", envOr("GAMERULES_HTTP", "http://localhost:8080"), "the REST gateway's URL")
+	target := flag.String("grpc", envOr("GAMERULES_GRPC_TARGET", "localhost:50051"), "the gRPC server, host:port")
+	base := flag.String("http", envOr("GAMERULES_HTTP_URL", "http://localhost:8080"), "the REST gateway's URL")
 	flag.Parse()
 	if err := run(*target, *base); err != nil {
 		log.Fatal(err)

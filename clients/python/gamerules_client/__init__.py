@@ -1,4 +1,4 @@
-"""A Python client of the gamerules service (gRPC), and the ``gamerules`` command line tool on top of it.
+"""A Python client of the gamerules service (gRPC), sync and asyncio, and the ``gamerules`` command line tool.
 
 ::
 
@@ -8,18 +8,21 @@
         start = client.new_game("kalah").position
         after = client.apply_move("kalah", start, "3")
         print(after.position.notation, [event.detail for event in after.events])
+
+``AsyncGameRulesClient`` has the same methods as coroutines (``async with``, ``await client.new_game(...)``).
 """
 
 from __future__ import annotations
 
+from .aio import AsyncGameRulesClient
 from .client import (
     DEFAULT_BEST_MOVE_TIMEOUT_S,
-    DEFAULT_TARGET,
     DEFAULT_TIMEOUT_S,
     GameRulesClient,
     channel_options,
     service_config,
 )
+from .environment import DEFAULT_TARGET, default_target
 from .errors import (
     DeadlineExceededError,
     FailedPreconditionError,
@@ -44,6 +47,7 @@ __all__ = [
     "DEFAULT_BEST_MOVE_TIMEOUT_S",
     "DEFAULT_TARGET",
     "DEFAULT_TIMEOUT_S",
+    "AsyncGameRulesClient",
     "DeadlineExceededError",
     "FailedPreconditionError",
     "FieldViolation",
@@ -57,6 +61,7 @@ __all__ = [
     "UnauthenticatedError",
     "UnavailableError",
     "channel_options",
+    "default_target",
     "fields",
     "from_rpc_error",
     "game_id",

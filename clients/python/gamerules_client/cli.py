@@ -11,17 +11,21 @@
     gamerules play petak-sawah --auto           # the service against itself
     gamerules render reversi start --legal -o board.svg   # the board as an SVG image
 
-The server is ``--target`` (``GAMERULES_TARGET``, default ``localhost:50051``). A POSITION is a notation
-(quote it: it has spaces) or ``start``. Exit status: 0, 1 for an error answer of the service (printed with
-its reason and fields), 2 for a usage mistake.
+The server is ``--target`` (``GAMERULES_GRPC_TARGET``, default ``localhost:50051``). The options of the tool
+(``--target``, ``--json``, ``--ascii``...) go before or after the command. A POSITION is a notation (quote it:
+it has spaces) or ``start``. Exit status: 0, 1 for an error answer of the service (printed with its reason and
+fields), 2 for a usage mistake, 141 when the output's reader went away (``| head``).
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
+import signal
 import sys
+import warnings
 from collections.abc import Sequence
 from typing import Any, TextIO
 
@@ -32,7 +36,8 @@ from google.protobuf.message import Message
 from . import board
 from . import notations as nt
 from ._stubs import pb
-from .client import DEFAULT_TARGET, DEFAULT_TIMEOUT_S, GameRulesClient
+from .client import DEFAULT_TIMEOUT_S, GameRulesClient
+from .environment import DEFAULT_TARGET, env
 from .errors import GameRulesError
 
 # Games whose legal moves are marked on the board when it is the human's turn (the others would be all marks).
@@ -331,35 +336,61 @@ def _plain(value: Any) -> str:
     return json.dumps(value)
 
 
+def _add_global_options(parser: argparse.ArgumentParser, defaults: dict[str, Any] | None) -> None:
+    """The options of every command, with ``defaults`` from the environment. They go on the tool and on each
+    command, so they are accepted before the command and after it; on a command (``defaults`` None) they
+    default to nothing (``SUPPRESS``), so one given before the command is not reset by the command's parser."""
+
+    def add(*names: str, **settings: Any) -> None:
+        if defaults is None:
+            settings["default"] = argparse.SUPPRESS
+        parser.add_argument(*names, **settings)
+
+    environ = defaults or {}
+    add(
+        "--target",
+        default=environ.get("target"),
+        help="the gRPC server, host:port (env GAMERULES_GRPC_TARGET; default localhost:50051)",
+    )
+    add("--timeout", type=float, default=DEFAULT_TIMEOUT_S, help="deadline of each call in seconds")
+    add("--tls", action="store_true", default=False, help="use TLS (with --ca for a private certificate authority)")
+    add(
+        "--ca",
+        default=environ.get("ca"),
+        help="PEM file of the certificate authority to trust (implies --tls; env GAMERULES_GRPC_TARGET_CA)",
+    )
+    add("--api-key", default=environ.get("api_key"), help="sent as x-api-key (env GAMERULES_API_KEY)")
+    add("--ascii", action="store_true", default=False, help="draw with plain ASCII characters")
+    add("--json", action="store_true", default=False, help="print the answers as JSON (not for play)")
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="gamerules", description="Play and query the gamerules service from the terminal."
     )
-    parser.add_argument(
-        "--target",
-        default=os.environ.get("GAMERULES_TARGET", DEFAULT_TARGET),
-        help="the gRPC server, host:port (env GAMERULES_TARGET; default %(default)s)",
-    )
-    parser.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT_S, help="deadline of each call in seconds")
-    parser.add_argument("--tls", action="store_true", help="use TLS (with --ca for a private certificate authority)")
-    parser.add_argument("--ca", help="PEM file of the certificate authority to trust (implies --tls)")
-    parser.add_argument(
-        "--api-key", default=os.environ.get("GAMERULES_API_KEY", ""), help="sent as x-api-key (env GAMERULES_API_KEY)"
-    )
-    parser.add_argument("--ascii", action="store_true", help="draw with plain ASCII characters")
-    parser.add_argument("--json", action="store_true", help="print the answers as JSON (not for play)")
+    environ = {
+        "target": env("GAMERULES_GRPC_TARGET", DEFAULT_TARGET),
+        "ca": env("GAMERULES_GRPC_TARGET_CA") or None,
+        "api_key": env("GAMERULES_API_KEY"),
+    }
+    _add_global_options(parser, environ)
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
-    games = commands.add_parser("games", help="list the games, or describe one")
+    def add_command(name: str, **settings: Any) -> argparse.ArgumentParser:
+        command = commands.add_parser(name, **settings)
+        _add_global_options(command, None)
+        return command
+
+    games = add_command("games", help="list the games, or describe one")
     games.add_argument("game", nargs="?")
 
     def with_position(name: str, text: str) -> argparse.ArgumentParser:
-        command = commands.add_parser(name, help=text)
+        command = add_command(name, help=text)
         command.add_argument("game", help="reversi, kalah, dots-and-boxes, petak-sawah or strands")
         command.add_argument("position", help="a position notation (quoted), or `start`")
         return command
 
-    new = commands.add_parser("new", help="the start position of a game")
+    new = add_command("new", help="the start position of a game")
     new.add_argument("game")
     new.add_argument("-o", "--option", action="append", default=[], metavar="NAME=VALUE", help="a game option")
     new.add_argument("--seed", default="", help="feeds random rocks and layouts")
@@ -388,7 +419,7 @@ def build_parser() -> argparse.ArgumentParser:
     render.add_argument("--flip", action="store_true", help="turn the board round (as seat 2 sees it)")
     render.add_argument("--theme", default="", help="classic (default), dark or print")
 
-    play = commands.add_parser("play", help="play a whole game against the service")
+    play = add_command("play", help="play a whole game against the service")
     play.add_argument("game")
     play.add_argument("--level", default="", help="the service's level (default: the game's default level)")
     play.add_argument("--seat", type=int, choices=(1, 2), default=1, help="your seat (default 1)")
@@ -409,8 +440,24 @@ def _credentials(args: argparse.Namespace) -> grpc.ChannelCredentials | None:
 
 
 def main(argv: Sequence[str] | None = None, stdin: TextIO | None = None, stdout: TextIO | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    with warnings.catch_warnings(record=True) as deprecations:
+        warnings.simplefilter("always", FutureWarning)
+        args = build_parser().parse_args(argv)
+    for warning in deprecations:  # an old environment variable: one plain line each
+        print(f"gamerules: warning: {warning.message}", file=sys.stderr)
     out = stdout or sys.stdout
+    try:
+        return _run(args, out, stdin or sys.stdin)
+    except BrokenPipeError:
+        # The reader went away (``gamerules --json moves ... | head -1``): stop quietly, as a tool killed by
+        # SIGPIPE does, and point stdout at /dev/null so the interpreter's last flush does not fail again.
+        if out is sys.stdout:
+            with contextlib.suppress(OSError, ValueError):
+                os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 128 + signal.SIGPIPE
+
+
+def _run(args: argparse.Namespace, out: TextIO, stdin: TextIO) -> int:
     encoding = getattr(out, "encoding", None) or "utf-8"
     try:
         "●○·".encode(encoding)
@@ -424,7 +471,7 @@ def main(argv: Sequence[str] | None = None, stdin: TextIO | None = None, stdout:
         cli = Cli(client, out, style, args.json)
         try:
             if args.command == "play":
-                return cli.cmd_play(args, stdin or sys.stdin)
+                return cli.cmd_play(args, stdin)
             handler = getattr(cli, f"cmd_{args.command}")
             return int(handler(args))
         except GameRulesError as error:

@@ -29,11 +29,12 @@ from typing import Any, TypeVar
 import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
+from . import _requests as rq
 from . import notations as nt
 from ._stubs import SERVICE, pb, pb_grpc
+from .environment import default_target
 from .errors import from_rpc_error
 
-DEFAULT_TARGET = "localhost:50051"
 DEFAULT_TIMEOUT_S = 5.0
 DEFAULT_BEST_MOVE_TIMEOUT_S = 15.0
 DEFAULT_MAX_ATTEMPTS = 4
@@ -73,8 +74,8 @@ def channel_options(max_attempts: int = DEFAULT_MAX_ATTEMPTS) -> list[tuple[str,
 
 
 class GameRulesClient:
-    """A client of the GameRules service on ``target`` (``host:port``). Thread-safe; close it (or use it as
-    a context manager) to close its channel.
+    """A client of the GameRules service on ``target`` (``host:port``; default ``GAMERULES_GRPC_TARGET``, else
+    ``localhost:50051``). Thread-safe; close it (or use it as a context manager) to close its channel.
 
     ``credentials`` makes a TLS channel (``grpc.ssl_channel_credentials(...)``); ``metadata`` is sent with
     every call (e.g. ``[("x-api-key", KEY)]``); ``channel`` uses a channel you made instead.
@@ -82,7 +83,7 @@ class GameRulesClient:
 
     def __init__(
         self,
-        target: str = DEFAULT_TARGET,
+        target: str | None = None,
         *,
         timeout: float = DEFAULT_TIMEOUT_S,
         best_move_timeout: float = DEFAULT_BEST_MOVE_TIMEOUT_S,
@@ -91,7 +92,7 @@ class GameRulesClient:
         max_attempts: int = DEFAULT_MAX_ATTEMPTS,
         channel: grpc.Channel | None = None,
     ) -> None:
-        self.target = target
+        self.target = target = target or default_target()
         self.timeout = timeout
         self.best_move_timeout = best_move_timeout
         self._metadata = tuple(metadata)
@@ -135,15 +136,14 @@ class GameRulesClient:
 
     def get_game(self, game: str, *, timeout: float | None = None) -> pb.Game:
         """One game's description (``reversi`` or ``games/reversi``)."""
-        response: pb.Game = self._call(self._stub.GetGame, pb.GetGameRequest(name=nt.game_name(game)), timeout)
+        response: pb.Game = self._call(self._stub.GetGame, rq.get_game(game), timeout)
         return response
 
     def new_game(
         self, game: str, options: Mapping[str, Any] | None = None, seed: str = "", *, timeout: float | None = None
     ) -> pb.NewGameResponse:
         """The start position for ``options`` (names as in GetGame; missing ones take their defaults)."""
-        request = pb.NewGameRequest(game=nt.game_name(game), options=nt.options(options), seed=seed)
-        response: pb.NewGameResponse = self._call(self._stub.NewGame, request, timeout)
+        response: pb.NewGameResponse = self._call(self._stub.NewGame, rq.new_game(game, options, seed), timeout)
         return response
 
     def legal_moves(
@@ -156,9 +156,7 @@ class GameRulesClient:
         timeout: float | None = None,
     ) -> pb.LegalMovesResponse:
         """One page of the legal moves (``next_page_token`` for the next), the seat to move, game over."""
-        request = pb.LegalMovesRequest(
-            game=nt.game_name(game), position=nt.position(position), page_size=page_size, page_token=page_token
-        )
+        request = rq.legal_moves(game, position, page_size, page_token)
         response: pb.LegalMovesResponse = self._call(self._stub.LegalMoves, request, timeout)
         return response
 
@@ -178,30 +176,27 @@ class GameRulesClient:
         self, game: str, position: nt.PositionLike, move: nt.MoveLike, *, timeout: float | None = None
     ) -> pb.ApplyMoveResponse:
         """The position after ``move`` and the events (flips, captures, passes, boxes, points...)."""
-        request = pb.ApplyMoveRequest(game=nt.game_name(game), position=nt.position(position), move=nt.move(move))
-        response: pb.ApplyMoveResponse = self._call(self._stub.ApplyMove, request, timeout)
+        response: pb.ApplyMoveResponse = self._call(self._stub.ApplyMove, rq.apply_move(game, position, move), timeout)
         return response
 
     def apply_moves(
         self, game: str, position: nt.PositionLike, moves: Iterable[nt.MoveLike], *, timeout: float | None = None
     ) -> pb.ApplyMovesResponse:
         """Every step of a sequence of moves (replay; undo = replay one fewer)."""
-        request = pb.ApplyMovesRequest(game=nt.game_name(game), position=nt.position(position), moves=nt.moves(moves))
+        request = rq.apply_moves(game, position, moves)
         response: pb.ApplyMovesResponse = self._call(self._stub.ApplyMoves, request, timeout)
         return response
 
     def score(self, game: str, position: nt.PositionLike, *, timeout: float | None = None) -> pb.ScoreResponse:
         """Each seat's score; once over, the winner (absent for a draw) and the deciding reason."""
-        request = pb.ScoreRequest(game=nt.game_name(game), position=nt.position(position))
-        response: pb.ScoreResponse = self._call(self._stub.Score, request, timeout)
+        response: pb.ScoreResponse = self._call(self._stub.Score, rq.score(game, position), timeout)
         return response
 
     def batch_score(
         self, game: str, positions: Iterable[nt.PositionLike], *, timeout: float | None = None
     ) -> list[pb.ScoreResponse]:
         """Score for up to 100 positions of one game."""
-        request = pb.BatchScoreRequest(game=nt.game_name(game), positions=[nt.position(p) for p in positions])
-        response: pb.BatchScoreResponse = self._call(self._stub.BatchScore, request, timeout)
+        response: pb.BatchScoreResponse = self._call(self._stub.BatchScore, rq.batch_score(game, positions), timeout)
         return list(response.scores)
 
     def best_move(
@@ -220,16 +215,18 @@ class GameRulesClient:
         """A move at ``level`` (empty: the game's default) or within the limits, with value, exactness, depth,
         nodes, principal variation and ``top_n`` scored alternatives. The deadline defaults to
         ``best_move_timeout`` (longer when ``max_time_ms`` asks for more); the server answers before it."""
-        request = pb.BestMoveRequest(
-            game=nt.game_name(game),
-            position=nt.position(position),
-            level=level,
-            limits=pb.SearchLimits(max_time_ms=max_time_ms, max_depth=max_depth, max_nodes=max_nodes),
+        request = rq.best_move(
+            game,
+            position,
+            level,
+            max_time_ms=max_time_ms,
+            max_depth=max_depth,
+            max_nodes=max_nodes,
             seed=seed,
             top_n=top_n,
         )
         if timeout is None:
-            timeout = max(self.best_move_timeout, max_time_ms / 1000 + 2)
+            timeout = rq.best_move_timeout(self.best_move_timeout, max_time_ms)
         response: pb.BestMoveResponse = self._call(self._stub.BestMove, request, timeout)
         return response
 
@@ -248,16 +245,18 @@ class GameRulesClient:
     ) -> Iterator[pb.AnalyzePositionResponse]:
         """BestMove's search as it deepens: one message per completed iteration, then the final answer
         (``final`` true). Stop reading early (or close the iterator) and the search stops too."""
-        request = pb.AnalyzePositionRequest(
-            game=nt.game_name(game),
-            position=nt.position(position),
-            level=level,
-            limits=pb.SearchLimits(max_time_ms=max_time_ms, max_depth=max_depth, max_nodes=max_nodes),
+        request = rq.analyze_position(
+            game,
+            position,
+            level,
+            max_time_ms=max_time_ms,
+            max_depth=max_depth,
+            max_nodes=max_nodes,
             seed=seed,
             top_n=top_n,
         )
         if timeout is None:
-            timeout = max(self.best_move_timeout, max_time_ms / 1000 + 2)
+            timeout = rq.best_move_timeout(self.best_move_timeout, max_time_ms)
         stream = self._stub.AnalyzePosition(request, timeout=timeout, metadata=self._metadata)
         try:
             yield from stream
@@ -282,13 +281,13 @@ class GameRulesClient:
     ) -> bytes:
         """The board as an SVG image (its bytes): ``size`` pixels wide (0: the server's default), the last move
         highlighted, the legal moves marked, ``arrows`` (a move or a line) drawn, turned round with ``flip``."""
-        request = pb.RenderPositionRequest(
-            game=nt.game_name(game),
-            position=nt.position(position),
+        request = rq.render_position(
+            game,
+            position,
             size=size,
             last_move=last_move,
             show_legal_moves=show_legal_moves,
-            arrows=list(arrows),
+            arrows=arrows,
             coordinates=coordinates,
             flip=flip,
             theme=theme,

@@ -99,8 +99,8 @@ async function illegalMoveOverRest(rest: GameRulesRest, startNotation: string): 
 async function main(): Promise<void> {
   const { values } = parseArgs({
     options: {
-      grpc: { type: "string", default: process.env.GAMERULES_TARGET ?? "localhost:50051" },
-      http: { type: "string", default: process.env.GAMERULES_HTTP ?? "http://localhost:8080" },
+      grpc: { type: "string", default: process.env.GAMERULES_GRPC_TARGET ?? "localhost:50051" },
+      http: { type: "string", default: process.env.GAMERULES_HTTP_URL ?? "http://localhost:8080" },
     },
   });
   const grpc = new GameRulesGrpc(values.grpc);

@@ -1,0 +1,112 @@
+"""The request message of each RPC, built from a method's arguments: shared by the sync and asyncio clients,
+so both send exactly the same calls (``client.py``, ``aio.py``)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+from . import notations as nt
+from ._stubs import pb
+
+
+def get_game(game: str) -> pb.GetGameRequest:
+    return pb.GetGameRequest(name=nt.game_name(game))
+
+
+def new_game(game: str, options: Mapping[str, Any] | None, seed: str) -> pb.NewGameRequest:
+    return pb.NewGameRequest(game=nt.game_name(game), options=nt.options(options), seed=seed)
+
+
+def legal_moves(game: str, position: nt.PositionLike, page_size: int, page_token: str) -> pb.LegalMovesRequest:
+    return pb.LegalMovesRequest(
+        game=nt.game_name(game), position=nt.position(position), page_size=page_size, page_token=page_token
+    )
+
+
+def apply_move(game: str, position: nt.PositionLike, move: nt.MoveLike) -> pb.ApplyMoveRequest:
+    return pb.ApplyMoveRequest(game=nt.game_name(game), position=nt.position(position), move=nt.move(move))
+
+
+def apply_moves(game: str, position: nt.PositionLike, moves: Iterable[nt.MoveLike]) -> pb.ApplyMovesRequest:
+    return pb.ApplyMovesRequest(game=nt.game_name(game), position=nt.position(position), moves=nt.moves(moves))
+
+
+def score(game: str, position: nt.PositionLike) -> pb.ScoreRequest:
+    return pb.ScoreRequest(game=nt.game_name(game), position=nt.position(position))
+
+
+def batch_score(game: str, positions: Iterable[nt.PositionLike]) -> pb.BatchScoreRequest:
+    return pb.BatchScoreRequest(game=nt.game_name(game), positions=[nt.position(p) for p in positions])
+
+
+def best_move(
+    game: str,
+    position: nt.PositionLike,
+    level: str,
+    *,
+    max_time_ms: int,
+    max_depth: int,
+    max_nodes: int,
+    seed: str,
+    top_n: int,
+) -> pb.BestMoveRequest:
+    return pb.BestMoveRequest(
+        game=nt.game_name(game),
+        position=nt.position(position),
+        level=level,
+        limits=pb.SearchLimits(max_time_ms=max_time_ms, max_depth=max_depth, max_nodes=max_nodes),
+        seed=seed,
+        top_n=top_n,
+    )
+
+
+def analyze_position(
+    game: str,
+    position: nt.PositionLike,
+    level: str,
+    *,
+    max_time_ms: int,
+    max_depth: int,
+    max_nodes: int,
+    seed: str,
+    top_n: int,
+) -> pb.AnalyzePositionRequest:
+    return pb.AnalyzePositionRequest(
+        game=nt.game_name(game),
+        position=nt.position(position),
+        level=level,
+        limits=pb.SearchLimits(max_time_ms=max_time_ms, max_depth=max_depth, max_nodes=max_nodes),
+        seed=seed,
+        top_n=top_n,
+    )
+
+
+def render_position(
+    game: str,
+    position: nt.PositionLike,
+    *,
+    size: int,
+    last_move: str,
+    show_legal_moves: bool,
+    arrows: Sequence[str],
+    coordinates: bool,
+    flip: bool,
+    theme: str,
+) -> pb.RenderPositionRequest:
+    return pb.RenderPositionRequest(
+        game=nt.game_name(game),
+        position=nt.position(position),
+        size=size,
+        last_move=last_move,
+        show_legal_moves=show_legal_moves,
+        arrows=list(arrows),
+        coordinates=coordinates,
+        flip=flip,
+        theme=theme,
+    )
+
+
+def best_move_timeout(default_s: float, max_time_ms: int) -> float:
+    """BestMove's deadline: the client's default, or longer when ``max_time_ms`` asks for more thinking."""
+    return max(default_s, max_time_ms / 1000 + 2)
