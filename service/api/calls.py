@@ -6,10 +6,18 @@ error of ours leaves) and ``set_code`` record it there. A call the client cancel
 deadline ends CANCELLED / DEADLINE_EXCEEDED whatever the handler returned. A server-streaming method of the
 observed services (AnalyzePosition) is timed until its stream ends; other services' streaming methods (health
 Watch, reflection) pass through unobserved.
+
+It also decodes the requests: bytes that are no request of the method (corrupt wire format, invalid UTF-8
+in a string, messages nested past protobuf's limit) are answered INVALID_ARGUMENT with a Status, counted
+and logged in one line like any other refused call. (gRPC itself would answer INTERNAL "Exception
+deserializing request!" and log a traceback, outside every interceptor.)
 """
 
 from __future__ import annotations
 
+import logging
+import os
+import socket
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
@@ -17,6 +25,15 @@ from typing import Any, Protocol
 
 import grpc
 from google.protobuf import descriptor
+from grpc_status import rpc_status
+
+from service.api.errors import invalid
+
+_log = logging.getLogger(__name__)
+
+# Every answer names the worker process that gave it, in its initial metadata (``host/pid``: the pod and the
+# pid in the JSON log lines); the gateway passes it on as the ``Gamerules-Worker`` header.
+WORKER_METADATA = "gamerules-worker"
 
 # Client-chosen strings that end up in logs are cut to this length.
 _MAX_TEXT = 64
@@ -99,6 +116,7 @@ class ObservingInterceptor(grpc.ServerInterceptor):
             wrapped = handler._replace(unary_unary=self._observe(full_method, handler.unary_unary))  # type: ignore[attr-defined]
         else:
             wrapped = handler._replace(unary_stream=self._observe_stream(full_method, handler.unary_stream))  # type: ignore[attr-defined]
+        wrapped = wrapped._replace(request_deserializer=_tolerant(handler.request_deserializer))
         self._wrapped[full_method] = (handler, wrapped)
         return wrapped
 
@@ -108,6 +126,7 @@ class ObservingInterceptor(grpc.ServerInterceptor):
         """``_observe`` for a server-streaming method: the call ends when its stream does."""
         service, method = split_method(full_method)
         observers = self._observers
+        worker = _worker()
 
         def observed(request: Any, context: grpc.ServicerContext) -> Iterator[Any]:
             for observer in observers:
@@ -115,6 +134,7 @@ class ObservingInterceptor(grpc.ServerInterceptor):
             began = time.perf_counter()
             failed = True
             try:
+                _begin(method, request, context, worker)
                 yield from behaviour(request, context)
                 failed = False
             finally:
@@ -134,6 +154,7 @@ class ObservingInterceptor(grpc.ServerInterceptor):
     def _observe(self, full_method: str, behaviour: Callable[[Any, grpc.ServicerContext], Any]) -> Callable[..., Any]:
         service, method = split_method(full_method)
         observers = self._observers
+        worker = _worker()
 
         def observed(request: Any, context: grpc.ServicerContext) -> Any:
             for observer in observers:
@@ -141,6 +162,7 @@ class ObservingInterceptor(grpc.ServerInterceptor):
             began = time.perf_counter()
             failed = True
             try:
+                _begin(method, request, context, worker)
                 response = behaviour(request, context)
                 failed = False
                 return response
@@ -157,3 +179,41 @@ class ObservingInterceptor(grpc.ServerInterceptor):
                     observer.finished(call)
 
         return observed
+
+
+def _worker() -> tuple[tuple[str, str]]:
+    """This process's ``gamerules-worker`` metadata (read when the handler is wrapped: after the fork)."""
+    return ((WORKER_METADATA, f"{socket.gethostname()}/{os.getpid()}"),)
+
+
+def _begin(method: str, request: Any, context: grpc.ServicerContext, worker: tuple[tuple[str, str]]) -> None:
+    """Name the worker; refuse a request that did not decode (one log line, an INVALID_ARGUMENT Status)."""
+    context.send_initial_metadata(worker)
+    if isinstance(request, Undecodable):
+        _log.warning("undecodable request", extra={"method": method, "error": request.error})
+        context.abort_with_status(rpc_status.to_status(request.status()))
+
+
+class Undecodable:
+    """What a request's bytes decode to when they are no request of the method."""
+
+    __slots__ = ("error",)
+
+    def __init__(self, error: str) -> None:
+        self.error = error[:200]
+
+    def status(self) -> Any:
+        return invalid("", f"the request is not a valid message of this method ({self.error})").to_status()
+
+
+def _tolerant(deserialize: Callable[[bytes], Any] | None) -> Callable[[bytes], Any] | None:
+    if deserialize is None:
+        return None
+
+    def decode(data: bytes) -> Any:
+        try:
+            return deserialize(data)
+        except Exception as error:  # DecodeError, RecursionError: whatever the bytes provoke
+            return Undecodable(f"{type(error).__name__}: {error}")
+
+    return decode

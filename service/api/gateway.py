@@ -8,7 +8,8 @@ errors come back as the ``google.rpc.Status`` JSON with grpc-gateway v2's status
 Run it with ``python -m service.api.gateway_server`` (granian, N worker processes whose metrics meet in one
 multi-process directory; ``service/run.py`` starts it for ``make run``); any WSGI server can serve
 ``create_app()``. Configuration (the README's table, ``service/api/environment.py``): ``GAMERULES_GRPC_TARGET``
-(the gRPC address, default ``localhost:50051``), ``GAMERULES_GATEWAY_TIMEOUT_S`` (default deadline, 30),
+(the gRPC address, default ``localhost:50051``), ``GAMERULES_GRPC_TARGET_CONNECTIONS`` (``Backends``),
+``GAMERULES_GATEWAY_TIMEOUT_S`` (default deadline, 30),
 ``GAMERULES_GATEWAY_MAX_BODY_BYTES``, ``GAMERULES_GRPC_TARGET_CA`` / ``_CERT`` / ``_KEY`` (TLS, mutual with a
 certificate, to the gRPC server) and the API keys of ``service/api/auth.py``.
 
@@ -28,12 +29,14 @@ that accepts ``text/event-stream`` (``service/api/mapping.py``). A client that d
 
 from __future__ import annotations
 
+import contextlib
+import itertools
 import json
 import logging
 import os
 import re
+import threading
 import time
-from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -47,8 +50,9 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from gamerules.v1 import gamerules_pb2 as pb
 from service.api import auth, environment, logs, metrics, protojson
+from service.api.calls import WORKER_METADATA
 from service.api.cors import install_cors, origins_from_env
-from service.api.errors import HTTP_STATUS
+from service.api.errors import HTTP_STATUS, overloaded
 from service.api.mapping import HTTP_BODY, QueryError, apply_query, body_response, status_of, stream_response
 from service.api.openapi import serve_openapi
 
@@ -56,6 +60,9 @@ _log = logging.getLogger(__name__)
 
 SERVICE = pb.DESCRIPTOR.services_by_name["GameRules"]
 MAX_BODY_BYTES = 1 << 20
+BACKEND_CONNECTIONS = 8
+RETRY_PAUSE_S = 0.1
+DISCARD_LIMIT_FACTOR = 8  # a refused body up to this many times the limit is read to its end before the 400
 MAX_TIMEOUT_S = 300.0
 _TIMEOUT_UNITS = {"H": 3600.0, "M": 60.0, "S": 1.0, "m": 1e-3, "u": 1e-6, "n": 1e-9}
 PLAYGROUND = os.path.join(os.path.dirname(os.path.abspath(__file__)), "playground")
@@ -70,7 +77,7 @@ class Route:
     pattern: re.Pattern[str]
     body: str
     method: descriptor.MethodDescriptor
-    call: Callable[..., Message]
+    call: Any  # grpc.UnaryUnaryMultiCallable, or UnaryStreamMultiCallable for a server-streaming method
 
     @property
     def request_class(self) -> type[Message]:
@@ -94,6 +101,7 @@ def compile_template(template: str) -> re.Pattern[str]:
 
 
 def build_routes(channel: grpc.Channel) -> list[Route]:
+    """The routes of the HTTP rules, each calling its RPC on ``channel``."""
     routes = []
     for method in SERVICE.methods:
         rule = method.GetOptions().Extensions[annotations_pb2.http]
@@ -216,11 +224,16 @@ def _timeout(default_s: float) -> float | Response:
     return min(int(match.group(1)) * _TIMEOUT_UNITS[match.group(2)], MAX_TIMEOUT_S)
 
 
-def _backend_channel(backend: str) -> grpc.Channel:
-    """The channel to the gRPC server: TLS when ``GAMERULES_GRPC_TARGET_CA`` names the CA to trust, with a
-    client certificate (mutual TLS) when ``GAMERULES_GRPC_TARGET_CERT`` and ``GAMERULES_GRPC_TARGET_KEY`` name
-    one."""
-    options = [("grpc.max_receive_message_length", 16 << 20)]
+def _backend_channel(backend: str, index: int = 0) -> grpc.Channel:
+    """A channel (one connection) to the gRPC server: TLS when ``GAMERULES_GRPC_TARGET_CA`` names the CA to
+    trust, with a client certificate (mutual TLS) when ``GAMERULES_GRPC_TARGET_CERT`` and
+    ``GAMERULES_GRPC_TARGET_KEY`` name one. ``index`` tells the channels apart: channels with the same
+    arguments would share one connection."""
+    options = [
+        ("grpc.max_receive_message_length", 16 << 20),
+        ("grpc.use_local_subchannel_pool", 1),
+        ("gamerules.connection", index),
+    ]
     ca = environment.env("GAMERULES_GRPC_TARGET_CA")
     if not ca:
         return grpc.insecure_channel(backend, options=options)
@@ -275,15 +288,19 @@ def create_app(backend: str | None = None, timeout_s: float | None = None) -> Fl
     default_timeout = timeout_s or float(os.environ.get("GAMERULES_GATEWAY_TIMEOUT_S", "30"))
     max_body = int(os.environ.get("GAMERULES_GATEWAY_MAX_BODY_BYTES") or MAX_BODY_BYTES)
     api_keys = auth.load()
-    channel = _backend_channel(backend)
-    routes = build_routes(channel)
-    health_stub = health_pb2_grpc.HealthStub(channel)
+    connections = max(1, int(environment.env("GAMERULES_GRPC_TARGET_CONNECTIONS") or BACKEND_CONNECTIONS))
+    channels = [_backend_channel(backend, index) for index in range(connections)]
+    backends = Backends(channels)
+    searches = _search_share(int(os.environ.get("GAMERULES_GATEWAY_THREADS") or 0))
+    metrics.record_process_metrics()  # this worker's process_* series (multi-process mode only)
+    routes = backends.routes[0]
+    health_stub = health_pb2_grpc.HealthStub(channels[0])
 
     # The playground's files are the app's static files, under /playground/.
     app = Flask(__name__, static_folder=PLAYGROUND, static_url_path="/playground")
     app.config["MAX_CONTENT_LENGTH"] = max_body
     _instrument(app)
-    install_cors(app, origins_from_env())  # GAMERULES_CORS_ORIGINS; none: no CORS headers
+    install_cors(app, origins_from_env())  # GAMERULES_CORS_ORIGINS; none: no CORS headers (preflights first)
     app.add_url_rule("/openapi.json", "openapi", lambda: serve_openapi(bool(api_keys)))
 
     @app.get("/")
@@ -311,12 +328,26 @@ def create_app(backend: str | None = None, timeout_s: float | None = None) -> Fl
         body = json.dumps({"status": "ready" if serving else "not serving"})
         return Response(body, 200 if serving else 503, mimetype="application/json")
 
-    # OPTIONS by hand: Flask's automatic answer would list every verb of this catch-all rule in Allow.
-    @app.route(
-        "/v1/<path:subpath>",
-        methods=["GET", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"],
-        provide_automatic_options=False,
-    )
+    @app.before_request
+    def options_not_allowed() -> Response | None:
+        """OPTIONS that is no CORS preflight (``service/api/cors.py`` answers those first): 405 with the
+        methods the path really has, as for any other verb it does not have."""
+        if request.method != "OPTIONS":
+            return None
+        if request.path.startswith("/v1/"):
+            allowed = [route.verb for route in routes if route.pattern.match(request.path)]
+            if not allowed:
+                return not_found(None)
+        else:
+            known = app.url_map.bind("").allowed_methods(request.path)
+            allowed = [verb for verb in known if verb not in ("HEAD", "OPTIONS")]
+            if not allowed:
+                return not_found(None)
+        return method_not_allowed(request.path, allowed)
+
+    # OPTIONS never gets here (``options_not_allowed``), nor Flask's automatic answer, whose Allow would list
+    # every verb of this catch-all rule.
+    @app.route("/v1/<path:subpath>", methods=["GET", "POST", "PUT", "PATCH", "DELETE"], provide_automatic_options=False)
     def dispatch(subpath: str) -> Response:
         if api_keys and not api_keys.accepts(auth.presented_key(lambda name: request.headers.get(name))):
             response = status_response(auth.unauthenticated().to_status())
@@ -341,13 +372,19 @@ def create_app(backend: str | None = None, timeout_s: float | None = None) -> Fl
             except QueryError as error:
                 return error_response(code_pb2.INVALID_ARGUMENT, str(error), "INVALID_ARGUMENT", error.field)
         if route.body:
-            raw = request.get_data(cache=False)
+            raw = _read_body(max_body)
+            if raw is None:
+                return too_large(None)
             if raw.strip():
                 try:
                     body = json.loads(raw)
                 except (ValueError, UnicodeDecodeError) as error:
                     return error_response(
                         code_pb2.INVALID_ARGUMENT, f"body: not valid JSON ({error})", "INVALID_JSON", "body"
+                    )
+                except RecursionError:
+                    return error_response(
+                        code_pb2.INVALID_ARGUMENT, "body: JSON nested too deeply", "INVALID_JSON", "body"
                     )
                 if not isinstance(body, dict):
                     return error_response(
@@ -371,16 +408,27 @@ def create_app(backend: str | None = None, timeout_s: float | None = None) -> Fl
         metadata = [(key.lower(), value) for key, value in request.headers.items() if key.lower() in _FORWARDED]
         if route.method.server_streaming:
             return stream_response(route.call(message, timeout=timeout, metadata=metadata), _rpc_error_response)
+        searching = searches is not None and route.method.name == "BestMove"
+        if searching and not searches.acquire(blocking=False):  # type: ignore[union-attr]
+            return status_response(overloaded(_GATEWAY_BUSY).to_status(), {"Retry-After": "1"})
         try:
-            answer = route.call(message, timeout=timeout, metadata=metadata)
+            answer, call = backends.call(route, message, timeout, metadata)
         except grpc.RpcError as error:
-            return _rpc_error_response(error)
+            return _with_worker(_rpc_error_response(error), error)  # type: ignore[arg-type]
+        finally:
+            if searching:
+                searches.release()  # type: ignore[union-attr]
         if route.method.output_type.full_name == HTTP_BODY:
-            return body_response(answer)
-        return Response(json.dumps(protojson.to_dict(answer), separators=(",", ":")), mimetype="application/json")
+            return _with_worker(body_response(answer), call)
+        body = json.dumps(protojson.to_dict(answer), separators=(",", ":"))
+        return _with_worker(Response(body, mimetype="application/json"), call)
 
     @app.errorhandler(413)
     def too_large(_: Any) -> Response:
+        # Also for a chunked body over the limit (``_read_body``): whatever its framing, never cut. A body
+        # of a declared length not far over the limit is read to its end first, so that the client, still
+        # sending it, reads this answer rather than a broken connection.
+        _discard_body(request.content_length or 0, DISCARD_LIMIT_FACTOR * max_body)
         return error_response(
             code_pb2.INVALID_ARGUMENT, f"body: larger than {max_body} bytes", "REQUEST_TOO_LARGE", "body"
         )
@@ -400,6 +448,84 @@ def create_app(backend: str | None = None, timeout_s: float | None = None) -> Fl
         return method_not_allowed(request.path, getattr(error, "valid_methods", None) or [])
 
     return app
+
+
+_GATEWAY_BUSY = "too many best-move calls in progress and waiting at this gateway; retry shortly"
+
+
+def _search_share(threads: int) -> threading.BoundedSemaphore | None:
+    """How many of a worker's ``threads`` may wait on BestMove at once (None: no bound, the threads unknown).
+    A best move waits in the server's queue up to its deadline and holds its thread meanwhile; a flood of
+    them must not take the threads the rules calls need, so a quarter (at least two) stay theirs."""
+    if threads <= 0:
+        return None
+    return threading.BoundedSemaphore(max(1, threads - max(2, threads // 4)))
+
+
+def _discard_body(length: int, limit: int) -> None:
+    stream = request.environ.get("wsgi.input")
+    if stream is None or not 0 < length <= limit:
+        return
+    with contextlib.suppress(Exception):  # a client that went away: nothing to protect
+        while length > 0 and (chunk := stream.read(min(length, 1 << 16))):
+            length -= len(chunk)
+
+
+def _read_body(limit: int) -> bytes | None:
+    """The request body, None when it is longer than ``limit`` bytes. A chunked body has no Content-Length
+    for Flask's limit to check, and its stream ends quietly at the limit: one byte more tells."""
+    if request.content_length is not None:
+        return request.get_data(cache=False)  # Flask refused a longer declared length already (413)
+    stream = request.environ.get("wsgi.input")
+    if stream is None:
+        return b""
+    raw = stream.read(limit + 1)
+    return None if len(raw) > limit else raw
+
+
+class Backends:
+    """The gateway's connections to the gRPC server and how calls are spread over them.
+
+    The server's workers share one port (``SO_REUSEPORT``), and the kernel hands each new connection to one
+    of them; calls on one connection all go to the same worker. So the gateway opens
+    ``GAMERULES_GRPC_TARGET_CONNECTIONS`` (default ``BACKEND_CONNECTIONS``) connections and takes them in turn: the
+    calls spread over every worker that got a connection (with 8 connections and 2 workers, all 8 land on one
+    worker once in 128 starts), and, behind a Kubernetes Service, over the pods as well. A call that fails
+    UNAVAILABLE (the worker died, the connection broke: nothing of it ran) is sent again once, on the next
+    connection; every RPC is a pure function of its request, so a retry cannot do anything twice."""
+
+    def __init__(self, channels: list[grpc.Channel]) -> None:
+        self.routes = [build_routes(channel) for channel in channels]
+        self._turn = itertools.count()
+
+    def call(
+        self, route: Route, message: Message, timeout: float, metadata: list[tuple[str, str]]
+    ) -> tuple[Message, grpc.Call]:
+        index = self.routes[0].index(route)
+        deadline = time.monotonic() + timeout
+        first = next(self._turn) % len(self.routes)
+        try:
+            return self.routes[first][index].call.with_call(message, timeout=timeout, metadata=metadata)
+        except grpc.RpcError as error:
+            if error.code() != grpc.StatusCode.UNAVAILABLE:  # type: ignore[attr-defined]
+                raise
+            # A worker that died breaks all its connections at once, but each learns of it on its own: after a
+            # moment's pause the next connection knows, and reconnects (to a live worker) if it was one of them.
+            time.sleep(min(RETRY_PAUSE_S, max(deadline - time.monotonic(), 0.0)))
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                raise
+        retry = (first + 1) % len(self.routes)
+        return self.routes[retry][index].call.with_call(message, timeout=remaining, metadata=metadata)
+
+
+def _with_worker(response: Response, call: grpc.Call) -> Response:
+    """Name the gRPC worker that answered (``Gamerules-Worker: host/pid``, from its initial metadata)."""
+    with contextlib.suppress(Exception):  # a call that never reached a worker has no metadata
+        for key, value in call.initial_metadata() or ():
+            if key == WORKER_METADATA:
+                response.headers["Gamerules-Worker"] = str(value)
+    return response
 
 
 # Headers passed on to the gRPC server as metadata (API keys, tracing).

@@ -30,7 +30,8 @@ from typing import Any
 from service.api import environment, logs, multiproc
 
 # Each request holds a thread while it waits on its gRPC call, with the GIL released; granian's own advice
-# (it warns above this) is at most two per core and one more.
+# (it warns above this) is at most two per core and one more. Best moves, which wait longest (in the server's
+# queue, up to their deadline), may hold all but two of them (``gateway._search_share``).
 DEFAULT_THREADS = 2 * (os.cpu_count() or 1) + 1
 
 
@@ -232,7 +233,10 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     host, port = args.bind
     os.environ["GAMERULES_GRPC_TARGET"] = args.grpc_target  # read by create_app in each worker
+    os.environ["GAMERULES_GATEWAY_THREADS"] = str(max(1, args.threads))  # so is this: best moves get a share
     metrics_dir, owned = multiproc.prepare("gamerules-gateway-metrics-")
+    if _env("GAMERULES_LOG_FORMAT", "json").lower() == "json":
+        logs.capture_stderr()
 
     from granian import Granian
     from granian.constants import Interfaces, SSLProtocols

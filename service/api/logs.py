@@ -5,14 +5,21 @@ Every record carries ``ts`` (UTC, ISO 8601), ``level``, ``logger``, ``pid`` and 
 caller sent one, ``request_id`` — over gRPC from the server, over HTTP from the gateway (with ``route`` and
 ``status`` in place of ``code``). ``GAMERULES_LOG_LEVEL=WARNING`` silences the per-call lines;
 ``GAMERULES_LOG_FORMAT=text`` prints the same fields as ``key=value`` text, for a person at a terminal.
+
+What other code writes to the process's stderr (gRPC's C core, the interpreter's own warnings) becomes JSON
+lines too, with logger ``stderr`` (``capture_stderr``), so a log pipeline never meets a line it cannot parse.
 """
 
 from __future__ import annotations
 
+import atexit
 import json
 import logging
 import os
+import re
+import select
 import sys
+import threading
 import time
 from typing import Any
 
@@ -135,3 +142,82 @@ def log_http(method: str, route: str, status: int, seconds: float, game: str, re
     if request_id:
         fields["request_id"] = request_id[:64]
     ACCESS.info("request", extra={"fields": fields})
+
+
+# gRPC's C core logs as absl does: "E1201 11:33:10.287306   31100 file.cc:1517] message".
+_NATIVE_LINE = re.compile(r"^([EWIF])\d{4} [\d:.]+\s+\d+ ([^\]]+)\] ?(.*)$")
+_NATIVE_LEVELS = {"E": "ERROR", "W": "WARNING", "I": "INFO", "F": "CRITICAL"}
+_captured = False
+
+
+def capture_stderr() -> None:
+    """Send file descriptor 2 through a pipe whose reader passes JSON lines on as they are and writes any
+    other line as one JSON line. Call it once, in the parent process, before it forks: its children write
+    into the same pipe, and this process's reader thread forwards their lines too."""
+    global _captured
+    if _captured:
+        return
+    _captured = True
+    real = os.dup(2)
+    read_end, write_end = os.pipe()
+    os.dup2(write_end, 2)
+    os.close(write_end)
+    # Never blocking: the reader thread and the drain at exit both read, and one may find the other took
+    # the lines it was told were there.
+    os.set_blocking(read_end, False)
+    owner = os.getpid()
+    lock = threading.Lock()
+    pending = [b""]
+
+    def forward(data: bytes) -> None:
+        lines = (pending[0] + data).split(b"\n")
+        pending[0] = lines.pop()
+        out = [line if line.startswith(b"{") else _wrapped(line) for line in lines if line.strip()]
+        if out:
+            os.write(real, b"\n".join(out) + b"\n")
+
+    def pump(timeout: float | None) -> bool:
+        """Forward what the pipe holds; False once it is closed or nothing came within ``timeout``."""
+        if not select.select([read_end], [], [], timeout)[0]:
+            return False
+        with lock:
+            try:
+                data = os.read(read_end, 1 << 16)
+            except BlockingIOError:
+                return True  # the other reader was first
+            if not data:
+                return False
+            forward(data)
+        return True
+
+    def reader() -> None:
+        while pump(None):
+            pass
+
+    def drain() -> None:
+        """At exit: forward what was written last (the reader thread dies with the process). Only in this
+        process: a forked child inherits the handler, not the reader."""
+        if os.getpid() != owner:
+            return
+        sys.stderr.flush()
+        while pump(0.05):
+            pass
+
+    threading.Thread(target=reader, name="stderr-lines", daemon=True).start()
+    atexit.register(drain)
+
+
+def _wrapped(raw: bytes) -> bytes:
+    text = raw.decode("utf-8", "replace").rstrip("\r")
+    match = _NATIVE_LINE.match(text)
+    level, source, message = (_NATIVE_LEVELS[match[1]], match[2], match[3]) if match else ("ERROR", "", text)
+    line: dict[str, Any] = {
+        "ts": time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime()) + f".{int(time.time() * 1000) % 1000:03d}Z",
+        "level": level,
+        "logger": "stderr",
+        "pid": os.getpid(),
+        "msg": message,
+    }
+    if source:
+        line["source"] = source
+    return _ENCODER.encode(line).encode()

@@ -17,13 +17,15 @@ from __future__ import annotations
 
 import os
 import socketserver
+import threading
+import time
 from collections.abc import Iterable, Mapping
 from typing import Any
 
 import grpc
 import prometheus_client
 from google.protobuf import descriptor
-from prometheus_client import CollectorRegistry, Counter, Histogram, multiprocess
+from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, multiprocess
 
 from service.api.calls import Call
 from service.core.values import SearchResult
@@ -92,6 +94,53 @@ BEST_MOVES = Counter(
     "Best-move searches, by whether the value was proved exact.",
     ["game", "level", "exact"],
 )
+
+
+# Each process's own CPU, memory and file descriptors. A single process exposes them through
+# prometheus-client's default process collector; in multi-process mode that collector would describe only the
+# process answering the scrape, so every worker writes its own into these (one series per worker, label
+# ``pid``; a worker's series go when it is marked dead). Not registered: the multi-process files expose them.
+_PROCESS_GAUGES = {
+    name: Gauge(name, text, registry=None, multiprocess_mode="liveall")
+    for name, text in (
+        ("process_cpu_seconds_total", "Total user and system CPU time the worker spent, in seconds."),
+        ("process_resident_memory_bytes", "Resident memory size of the worker, in bytes."),
+        ("process_virtual_memory_bytes", "Virtual memory size of the worker, in bytes."),
+        ("process_open_fds", "File descriptors the worker has open."),
+        ("process_max_fds", "The worker's limit on open file descriptors."),
+        ("process_start_time_seconds", "When the worker started, in seconds since the epoch."),
+    )
+}
+PROCESS_CPU = _PROCESS_GAUGES["process_cpu_seconds_total"]
+PROCESS_RSS = _PROCESS_GAUGES["process_resident_memory_bytes"]
+PROCESS_VMS = _PROCESS_GAUGES["process_virtual_memory_bytes"]
+PROCESS_FDS = _PROCESS_GAUGES["process_open_fds"]
+PROCESS_MAX_FDS = _PROCESS_GAUGES["process_max_fds"]
+PROCESS_START = _PROCESS_GAUGES["process_start_time_seconds"]
+PROCESS_INTERVAL_S = 5.0
+
+
+def record_process_metrics() -> None:
+    """In multi-process mode, write this process's ``process_*`` values now and every ``PROCESS_INTERVAL_S``
+    (a daemon thread; call it in each worker, after the fork)."""
+    if not os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
+        return  # the default registry's process collector has them
+    reader = prometheus_client.ProcessCollector(registry=None)
+
+    def record() -> None:
+        for family in reader.collect():
+            for sample in family.samples:
+                gauge = _PROCESS_GAUGES.get(sample.name)
+                if gauge is not None:
+                    gauge.set(sample.value)
+
+    def loop() -> None:
+        while True:
+            record()
+            time.sleep(PROCESS_INTERVAL_S)
+
+    record()
+    threading.Thread(target=loop, name="process-metrics", daemon=True).start()
 
 
 def exposition_registry() -> CollectorRegistry:

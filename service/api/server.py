@@ -10,11 +10,10 @@ metrics port, replaces a worker that dies, and passes SIGTERM on. On SIGTERM eac
 NOT_SERVING, stops taking calls, lets in-flight calls finish within the grace period and exits 0; then the
 parent exits 0.
 
-Each worker bounds its concurrent best-move searches (``--search-slots``, default 1: a process's threads share
-one core anyway, so more slots would only split it) and how many calls may wait for one (``--search-queue``,
-for at most ``--search-wait-ms``); past that BestMove is RESOURCE_EXHAUSTED at once, and the request threads
-left over (``--threads`` must leave some) keep serving the cheap calls, with the interpreter lock handed to
-them within ``--gil-switch-ms``.
+Each worker runs at most ``--search-slots`` best-move searches at once (``service/api/searches.py``: in search
+processes at a lower scheduling priority, so the rules calls come first) and lets up to ``--search-queue``
+more calls wait for a slot, each until its own deadline; past that BestMove is RESOURCE_EXHAUSTED at once,
+and the request threads left over (``--threads`` must leave some) keep serving the cheap calls.
 """
 
 from __future__ import annotations
@@ -23,6 +22,7 @@ import argparse
 import contextlib
 import logging
 import os
+import secrets
 import signal
 import socket
 import sys
@@ -38,7 +38,7 @@ from grpc_reflection.v1alpha import reflection
 
 from gamerules.v1 import gamerules_pb2 as pb
 from gamerules.v1 import gamerules_pb2_grpc as pb_grpc
-from service.api import auth, environment, logs, multiproc
+from service.api import auth, environment, logs, multiproc, searches
 from service.api.calls import ObservingInterceptor
 from service.api.servicer import GameRulesServicer, ServiceConfig
 from service.levels import LEVELS
@@ -101,11 +101,15 @@ class Running:
     server: grpc.Server
     port: int
     health: health.HealthServicer
+    servicer: pb_grpc.GameRulesServicer
 
     def shutdown(self, grace_s: float) -> None:
         """NOT_SERVING first (load balancers stop sending), then stop and let in-flight calls finish."""
         self.health.enter_graceful_shutdown()
         self.server.stop(grace_s).wait()
+        close = getattr(self.servicer, "close", None)
+        if close is not None:
+            close()
 
 
 def create_server(
@@ -151,7 +155,7 @@ def create_server(
     server.start()
     for name in ("", SERVICE_NAME):
         health_servicer.set(name, health_pb2.HealthCheckResponse.SERVING)
-    return Running(server, port, health_servicer)
+    return Running(server, port, health_servicer, servicer)
 
 
 _HEALTH_SERVICE = health_pb2.DESCRIPTOR.services_by_name["Health"]
@@ -170,6 +174,12 @@ def _run_worker(config: ServerConfig, servicer_factory: Callable[[], pb_grpc.Gam
     except Exception:
         _log.exception("worker %d could not start", os.getpid())
         return _EXIT_CANNOT_START
+    from service.api import metrics
+
+    metrics.record_process_metrics()
+    start_searches = getattr(running.servicer, "start_searches", None)
+    if start_searches is not None:
+        start_searches()
     drained = threading.Event()
     draining = threading.Lock()
 
@@ -319,9 +329,29 @@ def parse_args(argv: Sequence[str] | None = None) -> ServerConfig:
     add("--max-request-bytes", type=int, default=int(_env("GAMERULES_MAX_REQUEST_BYTES", str(1 << 20))))
     add("--max-concurrent-rpcs", type=int, default=int(_env("GAMERULES_MAX_CONCURRENT_RPCS", "1000")))
     add("--max-think-ms", type=int, default=int(_env("GAMERULES_MAX_THINK_MS", "10000")))
-    add("--search-slots", type=int, default=int(_env("GAMERULES_SEARCH_SLOTS", "1")))
-    add("--search-queue", type=int, default=int(_env("GAMERULES_SEARCH_QUEUE", "2")))
-    add("--search-wait-ms", type=int, default=int(_env("GAMERULES_SEARCH_WAIT_MS", "200")))
+    add(
+        "--search-slots",
+        type=int,
+        default=int(_env("GAMERULES_SEARCH_SLOTS", str(searches.default_capacity()))),
+        help="best-move searches at once per worker",
+    )
+    add(
+        "--search-queue",
+        type=int,
+        default=int(_env("GAMERULES_SEARCH_QUEUE", "8")),
+        help="best-move calls that may wait for a slot (each until its deadline) per worker",
+    )
+    add(
+        "--search-mode",
+        default=_env("GAMERULES_SEARCH_MODE", "process"),
+        choices=searches.MODES,
+        help="searches in niced search processes, or in niced threads of the worker",
+    )
+    add(
+        "--page-token-key-file",
+        default=_env("GAMERULES_PAGE_TOKEN_KEY_FILE", ""),
+        help=f"the secret that signs page tokens (else ${PAGE_TOKEN_KEY_ENV}; else random per server)",
+    )
     add("--gil-switch-ms", type=float, default=float(_env("GAMERULES_GIL_SWITCH_MS", "1")))
     add("--grace-s", type=float, default=float(_env("GAMERULES_GRACE_S", "15")))
     add("--metrics-port", type=int, default=int(_env("GAMERULES_METRICS_PORT", "9464")), help="0: none")
@@ -344,6 +374,10 @@ def parse_args(argv: Sequence[str] | None = None) -> ServerConfig:
         api_keys = auth.load(args.api_keys_file or None)
     except OSError as error:
         parser.error(f"--api-keys-file: {error}")
+    try:
+        page_token_key = _page_token_key(args.page_token_key_file)
+    except OSError as error:
+        parser.error(f"--page-token-key-file: {error}")
     return ServerConfig(
         host=args.host,
         port=args.port,
@@ -362,14 +396,33 @@ def parse_args(argv: Sequence[str] | None = None) -> ServerConfig:
             max_think_ms=args.max_think_ms,
             search_slots=slots,
             search_queue=queue,
-            search_wait_ms=args.search_wait_ms,
+            search_mode=args.search_mode,
+            page_token_key=page_token_key,
         ),
     )
+
+
+PAGE_TOKEN_KEY_ENV = "GAMERULES_PAGE_TOKEN_KEY"
+
+
+def _page_token_key(path: str) -> bytes:
+    """The page-token secret: the file's bytes, else ``$GAMERULES_PAGE_TOKEN_KEY``, else random bytes drawn
+    here, in the parent, so that every worker shares them (replicas then need the configured secret)."""
+    if path:
+        with open(path, "rb") as file:
+            key = file.read().strip()
+        if not key:
+            raise OSError(f"{path} is empty")
+        return key
+    given = os.environ.get(PAGE_TOKEN_KEY_ENV, "")
+    return given.encode() if given else secrets.token_bytes(32)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     config = parse_args(argv)
     logs.configure(config.log_level, config.log_format)
+    if config.log_format == "json":
+        logs.capture_stderr()
     return serve(config)
 
 

@@ -18,7 +18,7 @@ import secrets
 import threading
 import time
 from collections.abc import Callable, Iterator, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 import grpc
@@ -29,7 +29,7 @@ from grpc_status import rpc_status
 from gamerules.v1 import gamerules_pb2 as pb
 from gamerules.v1 import gamerules_pb2_grpc as pb_grpc
 from service import core
-from service.api import codec
+from service.api import codec, searches
 from service.api.errors import ApiError, from_rules_error, invalid, overloaded, unknown_game
 from service.api.limits import (
     DEFAULT_PAGE_SIZE,
@@ -45,7 +45,7 @@ from service.api.required import check_required
 from service.core.contract import Game
 from service.core.seeds import seeded_int
 from service.engines import GAMES
-from service.levels import LEVELS, GameLevels, play_level
+from service.levels import LEVELS, GameLevels
 from service.render import DEFAULT_SIZE, RenderOptions, render
 
 _log = logging.getLogger(__name__)
@@ -58,15 +58,17 @@ class ServiceConfig:
     """Per-process serving limits (flags and environment in ``service/api/server.py``)."""
 
     max_think_ms: int = 10_000  # the cap on any one best-move search
-    search_slots: int = 1  # concurrent best-move searches in this process (its threads share one core)
-    search_wait_ms: int = 200  # how long a best-move call waits for a slot before RESOURCE_EXHAUSTED
-    # Best-move calls that may wait for a slot; more are refused at once, so waiting searches never take
-    # the request threads that cheap calls need.
-    search_queue: int = 2
+    # Concurrent best-move searches in this process (``service/api/searches.py``: where they run and why).
+    search_slots: int = field(default_factory=searches.default_capacity)
+    # Best-move calls that may wait for a slot, each until its own deadline; more are refused at once, so
+    # waiting calls never take all the request threads that cheap calls need.
+    search_queue: int = 8
+    search_mode: str = "process"  # or "thread": see service/api/searches.py
     # Reply this long before the caller's deadline, so the answer arrives in time.
     deadline_margin_ms: int = 50
-    # Signs page tokens. Replicas that share it accept each other's tokens.
-    page_token_key: bytes = b"gamerules page token v1"
+    # Signs page tokens, so a caller cannot forge one: a secret from the configuration (``GAMERULES_PAGE_TOKEN_KEY``),
+    # shared by every worker and replica so that each accepts the others' tokens; unset, a random key per server.
+    page_token_key: bytes = field(default_factory=lambda: secrets.token_bytes(32), repr=False)
 
 
 # Called with (game id, level, result) after every search; the metrics module hooks in here.
@@ -138,11 +140,20 @@ class GameRulesServicer(pb_grpc.GameRulesServicer):
         self._games = games
         self._levels = levels
         self._config = config or ServiceConfig()
-        self._slots = threading.BoundedSemaphore(self._config.search_slots)
-        self._admitted = threading.BoundedSemaphore(self._config.search_slots + self._config.search_queue)
+        self._searches = searches.SearchPool(
+            self._config.search_slots, self._config.search_queue, self._config.search_mode
+        )
         self._observe_search = observe_search
         # Descriptions never change while the process runs: encode them once.
         self._described = {game_id: codec.encode_game(game, levels[game_id]) for game_id, game in games.items()}
+
+    def start_searches(self) -> None:
+        """Start the search processes or threads now, not on the first BestMove."""
+        self._searches.start()
+
+    def close(self) -> None:
+        """Stop the search processes or threads (searches in flight finish first)."""
+        self._searches.close()
 
     # --- helpers ---------------------------------------------------------------------------------
 
@@ -337,7 +348,7 @@ class GameRulesServicer(pb_grpc.GameRulesServicer):
             raise from_rules_error(core.GameOverError("the game is over: there is no move to choose"), "position")
 
         # The search must end in time for its answer to reach the caller before the deadline, and never
-        # later than the server's cap; a cancelled call stops it at once.
+        # later than the server's cap; waiting for a slot counts against the same time.
         budget_s = self._config.max_think_ms / 1000
         reason = "time"
         remaining = context.time_remaining()
@@ -354,30 +365,26 @@ class GameRulesServicer(pb_grpc.GameRulesServicer):
     def _run(self, search: _Search) -> core.SearchResult:
         """Run a prepared search in a search slot (refusing it when too many wait), and observe it."""
         request, game = search.request, search.game
-        wait_s = min(self._config.search_wait_ms / 1000, max(search.budget_s, 0.0))
-        if not self._admitted.acquire(blocking=False):
-            raise overloaded("too many best-move searches in progress; retry shortly")
+        job = searches.SearchJob(
+            game.id,
+            search.position.to_notation(),
+            request.level or None,
+            search.limits,
+            seeded_int(request.seed),
+            search.top_n,
+            search.stop.end,
+            search.stop.reason,
+        )
         try:
-            if not self._slots.acquire(timeout=wait_s):
-                raise overloaded("too many best-move searches in progress; retry shortly")
-            try:
-                result = play_level(
-                    self._levels[game.id],
-                    search.position,
-                    request.level or None,
-                    search.limits,
-                    seeded_int(request.seed),
-                    search.top_n,
-                    search.stop,
-                )
-            except core.UnknownLevel as error:
-                raise from_rules_error(error, "level", text=True) from None
-            except core.RulesError as error:
-                raise from_rules_error(error, "position") from None
-            finally:
-                self._slots.release()
-        finally:
-            self._admitted.release()
+            result = self._searches.run(job, search.stop)
+        except searches.Overloaded as error:
+            raise overloaded(f"{error}; retry shortly") from None
+        except searches.SearchLost as error:
+            raise ApiError(grpc.StatusCode.UNAVAILABLE, "SEARCH_LOST", f"{error}; retry") from None
+        except core.UnknownLevel as error:
+            raise from_rules_error(error, "level", text=True) from None
+        except core.RulesError as error:
+            raise from_rules_error(error, "position") from None
         if self._observe_search is not None:
             self._observe_search(game.id, request.level or self._levels[game.id].default, result)
         if not search.stop.active():
@@ -438,13 +445,17 @@ class GameRulesServicer(pb_grpc.GameRulesServicer):
             while True:
                 kind, value = updates.get()
                 if kind == "error":
-                    raise value
+                    try:
+                        raise value
+                    finally:
+                        value = None  # the exception's traceback holds this frame: no cycle through it
                 analysis = self._best_move_response(search, value)
                 yield pb.AnalyzePositionResponse(analysis=analysis, final=kind == "final")
                 if kind == "final":
                     return
         finally:
             search.stop.cancelled = True  # a stream closed early (the caller left) stops its search too
+            search.stop.on_iteration = None  # it holds this call's queue and search: a cycle back to the stop
 
     @_rpc
     def RenderPosition(self, request: pb.RenderPositionRequest, context: grpc.ServicerContext) -> httpbody_pb2.HttpBody:

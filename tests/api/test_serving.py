@@ -194,7 +194,7 @@ def test_best_move_flood_does_not_hold_up_cheap_calls(two_workers):
                     except grpc.RpcError as error:
                         codes.append(error.code())
 
-        threads = [threading.Thread(target=flood) for _ in range(16)]
+        threads = [threading.Thread(target=flood) for _ in range(24)]
         for thread in threads:
             thread.start()
         try:
@@ -205,7 +205,7 @@ def test_best_move_flood_does_not_hold_up_cheap_calls(two_workers):
             for thread in threads:
                 thread.join(timeout=30)
     assert set(codes) <= {grpc.StatusCode.OK, grpc.StatusCode.RESOURCE_EXHAUSTED}, set(codes)
-    assert grpc.StatusCode.RESOURCE_EXHAUSTED in codes, "16 callers against 2 x (1 slot + 2 waiting) must overflow"
+    assert grpc.StatusCode.RESOURCE_EXHAUSTED in codes, "24 callers against 2 x (1 slot + 8 waiting) must overflow"
     assert grpc.StatusCode.OK in codes
     assert loaded <= 10 * idle + 0.050, (
         f"LegalMoves p50 {loaded * 1000:.1f} ms under the flood, idle {idle * 1000:.1f} ms"
@@ -242,8 +242,8 @@ def test_sigterm_lets_calls_in_flight_finish_and_exits_cleanly():
 
 @pytest.fixture(scope="module")
 def one_slot() -> Iterator[str]:
-    """An in-process server with one search slot, no queue and a short wait: easy to saturate."""
-    config = ServerConfig(service=ServiceConfig(search_slots=1, search_queue=0, search_wait_ms=50))
+    """An in-process server with one search slot and no queue: easy to saturate."""
+    config = ServerConfig(service=ServiceConfig(search_slots=1, search_queue=0))
     running = create_server(config, address="127.0.0.1:0")
     yield f"127.0.0.1:{running.port}"
     running.shutdown(1)
@@ -295,8 +295,9 @@ def test_configuration_from_flags_and_environment(monkeypatch):
     monkeypatch.setenv("GAMERULES_WORKERS", "3")
     monkeypatch.setenv("GAMERULES_SEARCH_SLOTS", "4")
     monkeypatch.setenv("GAMERULES_API_KEYS", "k1, k2")
-    config = server_module.parse_args(["--threads", "12", "--max-think-ms", "2000", "--log-format", "text"])
-    assert (config.workers, config.threads, config.service.search_slots) == (3, 12, 4)
+    config = server_module.parse_args(["--threads", "16", "--max-think-ms", "2000", "--log-format", "text"])
+    assert (config.workers, config.threads, config.service.search_slots) == (3, 16, 4)
+    assert (config.service.search_queue, config.service.search_mode) == (8, "process")
     assert config.service.max_think_ms == 2000 and config.metrics_port == 9464 and config.tls is None
     assert len(config.api_keys) == 2
     assert server_module.parse_args(["--workers", "1"]).workers == 1

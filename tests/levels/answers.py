@@ -92,7 +92,8 @@ def _compact(answer: pb.BestMoveResponse) -> dict[str, Any]:
 
 def record() -> list[dict[str, Any]]:
     """The answers, in a fixed order from a fixed seed."""
-    servicer = GameRulesServicer(config=ServiceConfig(max_think_ms=10**7, search_wait_ms=10**6))
+    # Searches in this process (thread mode): the test switches the native kernels on and off here.
+    servicer = GameRulesServicer(config=ServiceConfig(max_think_ms=10**7, search_mode="thread"))
     context = Context()
     rng = random.Random(20261201)
     rows = []
