@@ -15,7 +15,7 @@ PURELIB = $$($(PY) -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])
 GRPC_PORT ?= 50051
 HTTP_PORT ?= 8080
 
-.PHONY: install proto run test lint format typecheck bench lock clean examples
+.PHONY: install proto run test lint format typecheck bench lock clean examples train-reversi
 
 install: $(INSTALLED) $(GENERATED) $(NATIVE)
 
@@ -68,6 +68,13 @@ format: install
 
 bench: install
 	$(PY) -m bench
+
+# Fit Reversi's pattern weights (service/learn/reversi.py) into the package's data file, the one the service
+# loads: CONFIG=small takes minutes, CONFIG=full (the default) a few hours on 2 cores. Seeded: a configuration
+# reproduces its file bit for bit.
+CONFIG ?= full
+train-reversi: install
+	$(PY) -m service.learn.reversi --config $(CONFIG)
 
 # Record the OpenAPI document's examples again (service/api/examples.json) from real answers.
 examples: install

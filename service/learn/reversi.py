@@ -242,7 +242,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     config = CONFIGS[args.config]
     start = time.monotonic()
-    table = train(config)
+    table = train(config, log=lambda line: print(line, flush=True))
     dump_weights(args.out, table, asdict(config))
     print(f"wrote {args.out.name} ({args.config}) in {time.monotonic() - start:.0f} s")
     return 0

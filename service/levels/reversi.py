@@ -3,6 +3,7 @@ engine's evaluation and proves endgames with the endgame solver (``reversi_endga
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from service.core.values import Level, Limits, ScoredMove, SearchResult, StopSignal
@@ -10,7 +11,7 @@ from service.engines.reversi import PASS, ReversiPosition
 from service.levels.driver import GameLevels
 from service.levels.reversi_endgame import endgame_value as _endgame_value
 from service.levels.reversi_endgame import native_solver
-from service.search import Plugins, greedy, search
+from service.search import Plugins, greedy, never, search
 
 PLUGINS = Plugins(endgame=_endgame_value)  # what expert hands the search in solve mode
 
@@ -86,18 +87,37 @@ def exact_empties(position: ReversiPosition) -> int:
 
 
 def _expert(position: ReversiPosition, limits: Limits, rng: Any, top_n: int, stop: StopSignal) -> SearchResult:
-    """Alpha-beta (``service.search.search``) with ``evaluate``; from ``EXACT_EMPTIES`` empty squares the
-    search's solve mode (straight to the end of the game after ``SOLVE_LEAD`` shallow iterations, the last
-    ``ENDGAME_EMPTIES`` squares in the endgame solver or, on 8x8 with the native kernel, everything from
-    ``EXACT_EMPTIES_NATIVE`` in the kernel), so the answer is proved exact whenever the solve fits the
-    node budget. A caller's ``max_depth`` replaces this choice: plain iterative deepening to that depth."""
+    """``expert_search`` with the engine's hand-written evaluation."""
+    return expert_search(position, limits, stop, top_n)
+
+
+def expert_search(
+    position: ReversiPosition,
+    limits: Limits,
+    stop: StopSignal = never,
+    top_n: int = 1,
+    evaluate: Callable[[Any, int], float] | None = None,
+) -> SearchResult:
+    """Alpha-beta (``service.search.search``) with ``evaluate`` (None: ``position.evaluate``); from
+    ``EXACT_EMPTIES`` empty squares the search's solve mode (straight to the end of the game after
+    ``SOLVE_LEAD`` shallow iterations, the last ``ENDGAME_EMPTIES`` squares in the endgame solver or, on 8x8
+    with the native kernel, everything from ``EXACT_EMPTIES_NATIVE`` in the kernel), so the answer is proved
+    exact whenever the solve fits the node budget. A caller's ``max_depth`` replaces this choice: plain
+    iterative deepening to that depth."""
     if limits.max_depth is None:
         if position.empties() <= exact_empties(position):
             return search(
-                position, limits, stop=stop, top_n=top_n, rng=rng, solve=True, solve_lead=SOLVE_LEAD, plugins=PLUGINS
+                position,
+                limits,
+                stop=stop,
+                top_n=top_n,
+                evaluate=evaluate,
+                solve=True,
+                solve_lead=SOLVE_LEAD,
+                plugins=PLUGINS,
             )
         limits = Limits(max_time_ms=limits.max_time_ms, max_depth=MIDGAME_DEPTH, max_nodes=limits.max_nodes)
-    return search(position, limits, stop=stop, top_n=top_n, rng=rng)
+    return search(position, limits, stop=stop, top_n=top_n, evaluate=evaluate)
 
 
 LEVELS = GameLevels(

@@ -14,6 +14,7 @@ import json
 import random
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from service.engines.reversi import GAME, ReversiPosition
@@ -43,16 +44,22 @@ def random_positions(count: int, seed: int) -> list[ReversiPosition]:
 
 def random_table(seed: int, tied: bool) -> array.array[int]:
     """Random int16 weights over the whole range; ``tied``: symmetric contents share a weight."""
-    rng = random.Random(seed)
-    out = array.array("h")
-    canonical = {f.name: p.canonical_indices(f) for f in p.FAMILIES} if tied else {}
-    for _ in range(p.STAGES):
-        stage = [rng.randint(-32767, 32767) for _ in range(p.STAGE_SIZE)]
-        if tied:
-            for f in p.FAMILIES:
-                for i, c in enumerate(canonical[f.name]):
-                    stage[f.offset + i] = stage[f.offset + c]  # a canonical index is its own canonical
-        out.extend(stage)
+    table = np.random.default_rng(seed).integers(-32767, 32768, size=(p.STAGES, p.STAGE_SIZE), dtype=np.int16)
+    if tied:
+        canonical = np.concatenate([f.offset + np.array(p.canonical_indices(f)) for f in p.FAMILIES])
+        table = table[:, canonical]
+    return array.array("h", table.tobytes())
+
+
+def indices_square_by_square(me: int, opp: int) -> list[int]:
+    """``patterns.indices`` as its docstring says it, one square at a time (the packed rows must agree)."""
+    base = p.stage_of(64 - (me | opp).bit_count()) * p.STAGE_SIZE
+    out = []
+    for f, squares in p.INSTANCES:
+        index = 0
+        for k, square in enumerate(squares):
+            index += 3**k * ((me >> square & 1) + 2 * (opp >> square & 1))
+        out.append(base + p.FAMILIES[f].offset + index)
     return out
 
 
@@ -91,6 +98,12 @@ def test_an_index_reads_each_square() -> None:
     index = p.indices(me, opp)[0] - p.stage_of(62) * p.STAGE_SIZE
     assert index == 1 + 2 * 3
     assert p.indices(me, opp)[-1] == p.stage_of(62) * p.STAGE_SIZE + p.FAMILIES[-1].offset
+
+
+def test_packed_indices_are_the_square_by_square_ones() -> None:
+    for position in random_positions(1000, 9):
+        me, opp = position.sides()
+        assert p.indices(me, opp) == indices_square_by_square(me, opp), position
 
 
 @needs_kernel

@@ -166,26 +166,56 @@ def canonical_indices(family: Family) -> list[int]:
     return out
 
 
+# Reading every instance's index square by square costs ~400 bit operations in Python. Instead every index is
+# a field of one packed int: each row of the board adds, for its 8 bits of ``me`` and of ``opp``, the digits
+# those squares give every instance (precomputed per row and byte), and the fields are read out at the end.
+_FIELD = 17  # bits per packed index: 3**10 - 1 < 2**17, and fields never carry into each other
+_MASK = (1 << _FIELD) - 1
+
+
+def _row_tables() -> tuple[tuple[tuple[int, ...], tuple[int, ...]], ...]:
+    """For each row: (the packed digits of ``me``'s discs, of ``opp``'s) for every byte of that row."""
+    out = []
+    for row in range(SIZE):
+        mine = []
+        for byte in range(256):
+            packed = 0
+            for i, (_, squares) in enumerate(INSTANCES):
+                for k, square in enumerate(squares):
+                    if square // SIZE == row and byte >> (square % SIZE) & 1:
+                        packed += 3**k << (_FIELD * i)
+            mine.append(packed)
+        out.append((tuple(mine), tuple(2 * x for x in mine)))
+    return tuple(out)
+
+
+_ROWS = _row_tables()
+_FIELDS = tuple((_FIELD * i, FAMILIES[f].offset) for i, (f, _) in enumerate(INSTANCES))
+
+
+def _packed(me: int, opp: int) -> int:
+    packed = 0
+    for row, (mine, theirs) in enumerate(_ROWS):
+        packed += mine[(me >> (8 * row)) & 255] + theirs[(opp >> (8 * row)) & 255]
+    return packed
+
+
 def indices(me: int, opp: int) -> list[int]:
     """The table index of every instance (``INSTANCES``' order) of the 8x8 position (``me`` to move), stage
     included: the features the training fits and the evaluation sums."""
-    empties = SIZE * SIZE - (me | opp).bit_count()
-    base = stage_of(empties) * STAGE_SIZE
-    out = []
-    for f, squares in INSTANCES:
-        index = 0
-        for s in reversed(squares):  # Horner: the first square is the lowest digit
-            index = index * 3 + ((me >> s) & 1) + 2 * ((opp >> s) & 1)
-        out.append(base + FAMILIES[f].offset + index)
-    return out
+    base = stage_of(SIZE * SIZE - (me | opp).bit_count()) * STAGE_SIZE
+    packed = _packed(me, opp)
+    return [base + offset + ((packed >> shift) & _MASK) for shift, offset in _FIELDS]
 
 
 def pattern_sum(me: int, opp: int, weights: Any) -> int:
     """The weights' sum for the 8x8 position with ``me`` to move, in 1/``SCALE`` discs (``weights``: the
     whole table, ``TABLE_SIZE`` ints). The native twin is ``gr_reversi_pattern_sum``."""
+    base = stage_of(SIZE * SIZE - (me | opp).bit_count()) * STAGE_SIZE
+    packed = _packed(me, opp)
     total = 0
-    for index in indices(me, opp):
-        total += weights[index]
+    for shift, offset in _FIELDS:
+        total += weights[base + offset + ((packed >> shift) & _MASK)]
     return total
 
 
