@@ -75,6 +75,9 @@ def exact(position: ReversiPosition) -> int:
 
 
 def accuracy(args: argparse.Namespace, learned: Evaluate) -> bool | None:
+    if args.positions <= 0:
+        print("accuracy: skipped (--positions 0)")
+        return None
     if native_solver() is None:
         print("accuracy: skipped: the native endgame solver is not built (make install) or GAMERULES_NO_NATIVE is set")
         return None

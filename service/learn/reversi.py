@@ -10,7 +10,8 @@
    leaves, the stage being labelled starting from the weights of the stage after it (bootstrapping from
    the end of the game, where the labels are exact).
 3. Each stage's weights by ridge regression (regularised least squares, conjugate gradients on the normal
-   equations, ``ridge`` the penalty per weight in discs squared) on the positions' pattern indices, one weight
+   equations, ``ridge`` the penalty per weight in discs squared) of the label's difference from the
+   hand-written estimate (the weights are a correction to it) on the positions' pattern indices, one weight
    per canonical index (``patterns.canonical_indices``: symmetric contents share it), rounded to
    1/``SCALE`` disc.
 
@@ -77,8 +78,12 @@ class Config:
 CONFIGS = {
     # For the tests: seconds, exact labels within the pure-Python solver's reach.
     "tiny": Config("tiny", games=40, per_stage=60, exact_empties=8, search_depth=1, ridge=4.0),
-    "small": Config("small", games=1500, per_stage=4000, exact_empties=14, search_depth=2, ridge=4.0),
-    "full": Config("full", games=40_000, per_stage=60_000, exact_empties=18, search_depth=4, ridge=2.0),
+    # Measured on the development machine (2 cores shared with other work, one used): small ~6 minutes,
+    # medium ~40; full is sized for about 3 hours (labelling dominates: a 16-empty solve ~50 ms, a depth-3
+    # search ~15 ms).
+    "small": Config("small", games=1500, per_stage=4000, exact_empties=14, search_depth=2, ridge=8.0),
+    "medium": Config("medium", games=8000, per_stage=20_000, exact_empties=16, search_depth=2, ridge=8.0),
+    "full": Config("full", games=40_000, per_stage=60_000, exact_empties=16, search_depth=3, ridge=8.0),
 }
 
 
@@ -92,6 +97,7 @@ def self_play(games: int, rng: random.Random) -> list[ReversiPosition]:
     out = []
     for _ in range(games):
         position = GAME.new_position({}, "")
+        assert isinstance(position, ReversiPosition)
         opening = rng.randint(*OPENING)
         ply = 0
         while position.to_move:
@@ -228,10 +234,14 @@ def train(config: Config, log: Callable[[str], None] = print) -> array.array[int
         if not group:
             continue
         y = labels(group, config, evaluate)
-        fitted = to_table(ridge_fit(features(group, canonical), y, config.ridge), canonical)
+        # The weights fit what the hand-written estimate misses (patterns.estimate adds them to it).
+        hand = np.array([p.evaluate(p.to_move) for p in group])
+        fitted = to_table(ridge_fit(features(group, canonical), y - hand, config.ridge), canonical)
         table[begin : begin + STAGE_SIZE] = array.array("h", fitted.tobytes())
         error = float(np.mean(np.abs(np.array([evaluate(p, p.to_move) for p in group]) - y)))
-        log(f"stage {stage}: {len(group)} positions, training error {error:.2f} discs, {time.monotonic() - start:.0f} s")
+        log(
+            f"stage {stage}: {len(group)} positions, training error {error:.2f} discs, {time.monotonic() - start:.0f} s"
+        )
     return table
 
 

@@ -29,7 +29,8 @@ def native_sum() -> NativeSum | None:
 
 class PatternEvaluation:
     """``evaluate(position, seat)`` over one weights table: the estimated final disc margin for ``seat`` on
-    8x8 (the final margin once the game is over); other sizes keep the hand-written ``position.evaluate``."""
+    8x8, the hand-written estimate corrected by the patterns (the final margin once the game is over); other
+    sizes keep the hand-written ``position.evaluate``."""
 
     __slots__ = ("_pointer", "table")
 
@@ -52,7 +53,7 @@ class PatternEvaluation:
         if position.size != SIZE:
             return position.evaluate(seat)
         me, opp = position.sides()
-        value = estimate(self.total(me, opp))
+        value = estimate(position.evaluate(position.to_move), self.total(me, opp))
         return value if seat == position.to_move else -value
 
 

@@ -137,7 +137,8 @@ def test_the_evaluation_is_the_estimate_for_the_seat() -> None:
     evaluation = reversi_learned.PatternEvaluation(table)
     position = random_positions(20, 8)[-1]
     me, opp = position.sides()
-    value = max(-63.0, min(63.0, p.pattern_sum(me, opp, table) / p.SCALE))
+    hand = position.evaluate(position.to_move)
+    value = max(-63.0, min(63.0, hand + p.pattern_sum(me, opp, table) / p.SCALE))
     assert evaluation(position, position.to_move) == value
     assert evaluation(position, 3 - position.to_move) == -value
 

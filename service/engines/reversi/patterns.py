@@ -1,5 +1,5 @@
-"""Reversi's pattern evaluation (8x8): an estimate of the final disc margin as a sum of learned weights, one
-per board pattern instance, looked up by the pattern's contents, in a table per game stage.
+"""Reversi's pattern evaluation (8x8): an estimate of the final disc margin corrected by a sum of learned
+weights, one per board pattern instance, looked up by the pattern's contents, in a table per game stage.
 
 The idea of the strong Reversi programs (Logistello, Edax): the value of a position is mostly local, so a
 table giving a weight to every configuration of a few squares (an edge with its X-squares, a corner block, a
@@ -20,10 +20,15 @@ a family's table gives the same weight to contents that its own symmetries excha
 weights (``canonical_indices``). A pattern's contents are read from the seat to move's point of view: index
 ``sum(digit(square_k) * 3**k)``, digit 0 empty, 1 the mover's disc, 2 the opponent's.
 
+What the weights learn is a correction: the estimate is the hand-written one (``evaluation.estimate``:
+mobility, frontier, corners...) plus the patterns' sum (``estimate``), so the patterns add what those
+features miss (which edge and corner configurations are sound, which lose) without having to learn
+mobility, which no pattern of a few squares sees.
+
 Stages: the number of empty squares in buckets of ``STAGE_WIDTH`` (``stage_of``): the same pattern is worth
 different things early and late. Weights are integers (``int16``) in 1/``SCALE`` discs; the sum is an int,
-the same in the native twin ``service/native/reversi_patterns.c`` (tested identical), and the estimate is the
-sum divided by ``SCALE``, clamped short of a proved wipe-out.
+the same in the native twin ``service/native/reversi_patterns.c`` (tested identical), and the correction is
+the sum divided by ``SCALE``.
 
 The weights file (``load_weights``): one JSON header line (``format``, ``version`` of the layout below,
 ``scale``, ``stages``, ``stage_width``, the families' names and sizes, what trained it), then the table as
@@ -219,9 +224,10 @@ def pattern_sum(me: int, opp: int, weights: Any) -> int:
     return total
 
 
-def estimate(total: int) -> float:
-    """A weights' sum as a disc margin, clamped short of a proved wipe-out."""
-    return max(-float(BOUND), min(float(BOUND), total / SCALE))
+def estimate(base: float, total: int) -> float:
+    """The learned estimate: the hand-written one (``base``, ``evaluation.estimate``) corrected by a weights'
+    sum, as a disc margin clamped short of a proved wipe-out."""
+    return max(-float(BOUND), min(float(BOUND), base + total / SCALE))
 
 
 # --------------------------------------------------------------------------------------------------
