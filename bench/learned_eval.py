@@ -176,7 +176,7 @@ def rates(args: argparse.Namespace, learned: Evaluate) -> bool:
     return ratio >= RATE_TARGET
 
 
-def main() -> int:
+def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--positions", type=int, default=20, help="held-out positions solved exactly (issue: 2000)")
     parser.add_argument("--empties", default="20-22", help="their empty squares, LOW-HIGH (issue: 20-24)")
@@ -187,7 +187,7 @@ def main() -> int:
     parser.add_argument("--rate-ms", type=int, default=1000, help="search time on each")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--quick", action="store_true", help="tiny run for a smoke test")
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     if args.quick:
         args.positions, args.empties, args.games, args.move_ms = 2, "14-16", 2, 20
         args.rate_positions, args.rate_ms = 1, 100
