@@ -15,9 +15,36 @@ PURELIB = $$($(PY) -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])
 GRPC_PORT ?= 50051
 HTTP_PORT ?= 8080
 
-.PHONY: install proto run test lint format typecheck bench lock clean examples train-reversi
+# A protoc image of the contract and its imports (buf reads it, so it resolves google/api without a network).
+CONTRACT_IMAGE = $(PY) -m grpc_tools.protoc -Iproto -I$(PURELIB) --include_imports
+# The released contracts, one image per release; `make lint` checks the protos against the newest
+# (docs/compatibility.md says what counts as breaking).
+RELEASED = $$(ls proto/releases/gamerules-v1-*.binpb | sort -V | tail -n 1)
+VERSION ?= $(shell sed -n 's/^version = "\(.*\)"$$/\1/p' pyproject.toml)
 
-install: $(INSTALLED) $(GENERATED) $(NATIVE)
+# Other languages: the Debian packages behind buf.gen.yaml's plugins (protoc for java and php; the Go, Java
+# and PHP gRPC plugins) and the Go example (the toolchain and the Go packages it builds against).
+STUB_PACKAGES := protobuf-compiler protoc-gen-go protoc-gen-go-grpc protobuf-compiler-grpc \
+	protobuf-compiler-grpc-java-plugin golang-go golang-google-grpc-dev golang-google-protobuf-dev \
+	golang-google-genproto-dev golang-github-golang-protobuf-1-5-dev
+NODE_EXAMPLE := clients/examples/node
+GO_EXAMPLE := build/gamerules-example-go
+# The Go example builds GOPATH-style and offline against Debian's Go packages (/usr/share/gocode); the
+# generated package's import path (go_package gamerules/gen/go/...) resolves through a link to this checkout.
+GO_ENV := GO111MODULE=off GOFLAGS= GOPATH=$(CURDIR)/build/gopath:/usr/share/gocode GOCACHE=$(CURDIR)/build/gocache
+
+.PHONY: install browser proto run test lint format typecheck bench lock clean examples release-contract tools stubs \
+	client-examples node-example go-example train-reversi
+
+install: $(INSTALLED) $(GENERATED) $(NATIVE) browser
+
+# The playground's browser tests drive Debian's chromium through chromium-driver. Installed where the session
+# may (root with apt-get, as CI runs); elsewhere those tests skip and say why.
+browser:
+	@if command -v chromium >/dev/null && command -v chromedriver >/dev/null; then :; \
+	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver; \
+	else echo "chromium and chromium-driver are missing and this is not root: the browser tests will skip"; fi
 
 # The virtual environment with every pinned package, and a .pth so `service` and the generated
 # `gamerules.v1` packages import from this checkout; the client library and its `gamerules` command, editable.
@@ -50,7 +77,7 @@ proto: $(INSTALLED)
 run: install
 	$(PY) -m service.run --grpc-port $(GRPC_PORT) --http-port $(HTTP_PORT)
 
-test: install lint
+test: install lint client-examples
 	$(PY) -m pytest -q -p no:cacheprovider
 
 lint: install
@@ -61,6 +88,62 @@ lint: install
 	mkdir -p build && $(PY) -m grpc_tools.protoc -Iproto -I$(PURELIB) \
 		--include_imports --include_source_info --descriptor_set_out=build/image.binpb $(PROTOS)
 	$(BIN)/buf lint build/image.binpb --config proto/buf.yaml --path gamerules/v1 --error-format=text
+	$(BIN)/buf breaking build/image.binpb --against "$(RELEASED)" --config proto/buf.yaml --path gamerules/v1 \
+		--error-format=text
+	! command -v gofmt >/dev/null || test -z "$$(gofmt -l clients/examples/go | tee /dev/stderr)"
+
+# Records the contract as released (after `make lint` has checked it against the previous release): every
+# later change is checked against this image. VERSION defaults to pyproject.toml's.
+release-contract: lint
+	test ! -e proto/releases/gamerules-v1-$(VERSION).binpb || { echo "contract $(VERSION) is already released"; exit 1; }
+	$(CONTRACT_IMAGE) --descriptor_set_out=proto/releases/gamerules-v1-$(VERSION).binpb $(PROTOS)
+
+# The Debian packages of STUB_PACKAGES, installed when missing (as root, as CI runs; others are told which).
+tools:
+	@missing=$$(for package in $(STUB_PACKAGES); do dpkg -s $$package >/dev/null 2>&1 || echo $$package; done); \
+	if [ -z "$$missing" ]; then exit 0; fi; \
+	if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $$missing; \
+	else echo "these Debian packages are missing (make tools installs them as root):" $$missing; exit 1; fi
+
+# The Node example's packages, exactly as its lock file pins them.
+$(NODE_EXAMPLE)/node_modules/.package-lock.json: $(NODE_EXAMPLE)/package-lock.json
+	cd $(NODE_EXAMPLE) && npm ci --no-audit --no-fund
+	touch $@
+
+# Go, Java, TypeScript and PHP stubs by buf.gen.yaml (into gen/, the TypeScript into the Node example), and
+# the Node example's REST types from the OpenAPI document the gateway serves (made from the protos and the
+# service's registry). Generated, never committed.
+STUBS := gen/.generated
+SERVICE_SOURCES := $(shell find service -name '*.py' -not -path 'service/gen/*')
+stubs: $(STUBS)
+$(STUBS): $(GENERATED) $(PROTOS) buf.gen.yaml $(SERVICE_SOURCES) $(NODE_EXAMPLE)/node_modules/.package-lock.json | tools
+	mkdir -p build && $(CONTRACT_IMAGE) --include_source_info --descriptor_set_out=build/stubs.binpb $(PROTOS)
+	$(BIN)/buf generate build/stubs.binpb --template buf.gen.yaml --path gamerules/v1
+	$(PY) -c 'from service.api.openapi import openapi_json; print(openapi_json())' > $(NODE_EXAMPLE)/src/gen/openapi.json
+	cd $(NODE_EXAMPLE) && node_modules/.bin/openapi-typescript src/gen/openapi.json -o src/gen/openapi.ts
+	touch $@
+
+node-example: $(NODE_EXAMPLE)/dist/main.js
+$(NODE_EXAMPLE)/dist/main.js: $(STUBS) $(wildcard $(NODE_EXAMPLE)/src/*.ts) $(NODE_EXAMPLE)/tsconfig.json
+	rm -rf $(NODE_EXAMPLE)/dist && cd $(NODE_EXAMPLE) && node_modules/.bin/tsc -p tsconfig.json
+
+go-example: $(GO_EXAMPLE)
+$(GO_EXAMPLE): $(STUBS) $(wildcard clients/examples/go/*.go)
+	mkdir -p build/gopath/src && ln -sfn $(CURDIR) build/gopath/src/gamerules
+	cd clients/examples/go && $(GO_ENV) go build -o $(CURDIR)/$@ .
+
+# The client examples in other languages, built where their tools are (tests/clients/test_other_languages.py
+# runs them against a real server). Why they were not built goes to build/examples.skip: the tests skip with it.
+client-examples: install
+	@mkdir -p build && rm -f build/examples.skip; \
+	missing=$$(for tool in node npm; do command -v $$tool >/dev/null || printf '%s ' $$tool; done); \
+	if [ -n "$$missing" ]; then \
+		echo "the examples were not built: no $$missing(Node 20 with npm)" > build/examples.skip; \
+	elif ! tools=$$($(MAKE) --no-print-directory tools); then \
+		echo "the examples were not built: $$(echo "$$tools" | tail -n 1)" > build/examples.skip; \
+	else { [ -z "$$tools" ] || echo "$$tools"; } && $(MAKE) --no-print-directory node-example go-example; fi; \
+	! test -e build/examples.skip || cat build/examples.skip
 
 format: install
 	$(BIN)/ruff format .
@@ -87,4 +170,5 @@ lock:
 		&& mv requirements.lock.new requirements.lock && rm -rf .lockvenv
 
 clean:
-	rm -rf $(VENV) $(GEN_DIR) .pytest_cache .ruff_cache .mypy_cache
+	rm -rf $(VENV) $(GEN_DIR) .pytest_cache .ruff_cache .mypy_cache build gen \
+		$(NODE_EXAMPLE)/node_modules $(NODE_EXAMPLE)/dist $(NODE_EXAMPLE)/src/gen

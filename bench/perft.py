@@ -3,7 +3,7 @@ same run (``python -m bench.perft``).
 
 Both sides walk the same tree the same way (one Python call per node), so the ratio says what a portal would
 gain or lose calling our pure-Python engines instead of wiring OpenSpiel in. The counts must match
-the rule book's reference figures (``docs/games/``); a mismatch is printed and fails the run.
+the reference counts of each game's page (``docs/games/*.md``); a mismatch is printed and fails the run.
 """
 
 from __future__ import annotations

@@ -62,6 +62,15 @@ curl -sS "$HTTP/v1/games/reversi:bestMove" -H 'Content-Type: application/json' \
   -d '{"position": {"notation": "......../......../......../...WB.../...BW.../......../......../........ 1 black=1"}, "limits": {"maxDepth": 3, "maxTimeMs": 2000}}'
 echo
 
+echo "## a board image (SVG): the position and the options in query parameters, the legal moves marked"
+curl -sS "$HTTP/v1/games/reversi:render?position.notation=......../......../......../...WB.../...BW.../......../......../........%201%20black=1&showLegalMoves=true&arrows=d3&size=320"
+echo
+
+echo "## the analysis streamed as the search deepens: one JSON line per iteration, then the answer"
+curl -sS -N "$HTTP/v1/games/kalah:analyze" -H 'Content-Type: application/json' \
+  -d '{"position": {"notation": "4,4,4,4,4,4,0/4,4,4,4,4,4,0 1 seeds=4"}, "limits": {"maxDepth": 6}, "topN": 2}'
+echo
+
 echo "## an illegal move: HTTP 400 and a google.rpc.Status naming the reason and the field"
 curl -sS -w '\nHTTP %{http_code}' "$HTTP/v1/games/reversi:applyMove" -H 'Content-Type: application/json' \
   -d '{"position": {"notation": "......../......../......../...WB.../...BW.../......../......../........ 1 black=1"}, "move": {"notation": "a1"}}'

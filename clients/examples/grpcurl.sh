@@ -38,5 +38,11 @@ grpcurl -plaintext -d '{"game": "games/reversi", "position": {"notation": ".....
 echo "## the best move, with a 5 s deadline (the server answers before it)"
 grpcurl -plaintext -max-time 5 -d '{"game": "games/reversi", "position": {"notation": "......../......../......../...WB.../...BW.../......../......../........ 1 black=1"}, "level": "expert", "topN": 2}' "$GRPC" gamerules.v1.GameRules/BestMove
 
+echo "## the analysis streamed as the search deepens (one message per iteration, then the answer)"
+grpcurl -plaintext -d '{"game": "games/kalah", "position": {"notation": "4,4,4,4,4,4,0/4,4,4,4,4,4,0 1 seeds=4"}, "limits": {"maxDepth": 6}}' "$GRPC" gamerules.v1.GameRules/AnalyzePosition
+
+echo "## a board image (a google.api.HttpBody: the SVG, base64 in JSON)"
+grpcurl -plaintext -d '{"game": "games/reversi", "position": {"notation": "......../......../......../...WB.../...BW.../......../......../........ 1 black=1"}, "showLegalMoves": true}' "$GRPC" gamerules.v1.GameRules/RenderPosition
+
 echo "## health (what Kubernetes' gRPC probes ask)"
 grpcurl -plaintext -d '{"service": "gamerules.v1.GameRules"}' "$GRPC" grpc.health.v1.Health/Check

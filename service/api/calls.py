@@ -3,14 +3,15 @@ every unary call once and hands the result to observers (``service/api/metrics.p
 
 The code a call ended with is read from the servicer context: ``abort`` / ``abort_with_status`` (how every
 error of ours leaves) and ``set_code`` record it there. A call the client cancelled or let run past its
-deadline ends CANCELLED / DEADLINE_EXCEEDED whatever the handler returned. Streaming methods (health Watch,
-reflection) pass through unobserved.
+deadline ends CANCELLED / DEADLINE_EXCEEDED whatever the handler returned. A server-streaming method of the
+observed services (AnalyzePosition) is timed until its stream ends; other services' streaming methods (health
+Watch, reflection) pass through unobserved.
 """
 
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -87,14 +88,48 @@ class ObservingInterceptor(grpc.ServerInterceptor):
     ) -> grpc.RpcMethodHandler | None:
         handler = continuation(handler_call_details)
         full_method = handler_call_details.method  # type: ignore[attr-defined]
-        if handler is None or handler.unary_unary is None or full_method not in self._known:
+        if handler is None or full_method not in self._known:
+            return handler
+        if handler.unary_unary is None and handler.unary_stream is None:
             return handler
         cached = self._wrapped.get(full_method)
         if cached is not None and cached[0] is handler:
             return cached[1]
-        wrapped = handler._replace(unary_unary=self._observe(full_method, handler.unary_unary))  # type: ignore[attr-defined]
+        if handler.unary_unary is not None:
+            wrapped = handler._replace(unary_unary=self._observe(full_method, handler.unary_unary))  # type: ignore[attr-defined]
+        else:
+            wrapped = handler._replace(unary_stream=self._observe_stream(full_method, handler.unary_stream))  # type: ignore[attr-defined]
         self._wrapped[full_method] = (handler, wrapped)
         return wrapped
+
+    def _observe_stream(
+        self, full_method: str, behaviour: Callable[[Any, grpc.ServicerContext], Iterator[Any]]
+    ) -> Callable[..., Iterator[Any]]:
+        """``_observe`` for a server-streaming method: the call ends when its stream does."""
+        service, method = split_method(full_method)
+        observers = self._observers
+
+        def observed(request: Any, context: grpc.ServicerContext) -> Iterator[Any]:
+            for observer in observers:
+                observer.started(service, method)
+            began = time.perf_counter()
+            failed = True
+            try:
+                yield from behaviour(request, context)
+                failed = False
+            finally:
+                call = Call(
+                    service,
+                    method,
+                    game_of(request),
+                    final_code(context, failed),
+                    time.perf_counter() - began,
+                    _request_id(context),
+                )
+                for observer in observers:
+                    observer.finished(call)
+
+        return observed
 
     def _observe(self, full_method: str, behaviour: Callable[[Any, grpc.ServicerContext], Any]) -> Callable[..., Any]:
         service, method = split_method(full_method)

@@ -1,6 +1,6 @@
 """Errors as the API reports them: a gRPC code plus a ``google.rpc.Status`` with ErrorInfo and BadRequest.
 
-One place maps engine errors (``service/games/core.py``) to codes, so both transports agree: malformed
+One place maps engine errors (``service/core/errors.py``) to codes, so both transports agree: malformed
 input is INVALID_ARGUMENT, a well-formed move that the position does not allow (or any move after the end)
 is FAILED_PRECONDITION, an unknown game NOT_FOUND, overload RESOURCE_EXHAUSTED.
 """

@@ -18,6 +18,9 @@ from pathlib import Path
 from typing import Any
 
 PATH = Path(__file__).with_name("examples.json")
+# The methods whose answer is one JSON message, so an example can show it: not AnalyzePosition (a stream of
+# them) nor RenderPosition (an image); docs/api.md and the README show those.
+NOT_JSON = frozenset({"AnalyzePosition", "RenderPosition"})
 # Answer fields that are measurements, not results: left out of the comparison.
 MEASURED = frozenset({"elapsedMs"})
 # Small boards keep the answers short; seeds make random boards repeatable.

@@ -14,6 +14,16 @@ certificate, to the gRPC server) and the API keys of ``service/api/auth.py``.
 
 Every answer is counted and timed in ``http_requests_total`` / ``http_request_duration_seconds`` with the
 proto's path template as the ``route`` (bounded), logged as one JSON line, and ``/metrics`` exposes them.
+
+As grpc-gateway does: a GET rule reads the request's other fields from query parameters (``position.notation``,
+``showLegalMoves`` or ``show_legal_moves``; a repeated field repeats its parameter); an RPC answering
+``google.api.HttpBody`` (RenderPosition) answers its bytes with their content type (here with an ``ETag`` and
+cache headers, and 304 to a matching ``If-None-Match``); a server-streaming RPC (AnalyzePosition) answers
+newline-delimited JSON, one ``{"result": message}`` per line and ``{"error": status}`` if the call fails once
+it has started, or Server-Sent Events (``event: result`` / ``event: error``, the same JSON as data) to a client
+that accepts ``text/event-stream`` (``service/api/mapping.py``). A client that disconnects cancels the call.
+``/`` is the playground
+(``service/api/playground/``, static files that use only this API).
 """
 
 from __future__ import annotations
@@ -28,18 +38,18 @@ from dataclasses import dataclass
 from typing import Any
 
 import grpc
-from flask import Flask, Response, g, request
+from flask import Flask, Response, g, request, send_from_directory
 from google.api import annotations_pb2
 from google.protobuf import descriptor, json_format, message_factory
 from google.protobuf.message import Message
 from google.rpc import code_pb2, error_details_pb2, status_pb2
 from grpc_health.v1 import health_pb2, health_pb2_grpc
-from grpc_status import rpc_status
 
 from gamerules.v1 import gamerules_pb2 as pb
 from service.api import auth, logs, metrics, protojson
 from service.api.cors import install_cors, origins_from_env
 from service.api.errors import HTTP_STATUS
+from service.api.mapping import HTTP_BODY, QueryError, apply_query, body_response, status_of, stream_response
 from service.api.openapi import serve_openapi
 
 _log = logging.getLogger(__name__)
@@ -48,6 +58,7 @@ SERVICE = pb.DESCRIPTOR.services_by_name["GameRules"]
 MAX_BODY_BYTES = 1 << 20
 MAX_TIMEOUT_S = 300.0
 _TIMEOUT_UNITS = {"H": 3600.0, "M": 60.0, "S": 1.0, "m": 1e-3, "u": 1e-6, "n": 1e-9}
+PLAYGROUND = os.path.join(os.path.dirname(os.path.abspath(__file__)), "playground")
 
 
 @dataclass(frozen=True)
@@ -90,7 +101,9 @@ def build_routes(channel: grpc.Channel) -> list[Route]:
         if verb is None:
             continue
         template = getattr(rule, verb)
-        call = channel.unary_unary(
+        # Server-streaming methods (AnalyzePosition) are called as streams; every other one is unary.
+        make_call = channel.unary_stream if method.server_streaming else channel.unary_unary
+        call = make_call(
             f"/{SERVICE.full_name}/{method.name}",
             request_serializer=lambda message: message.SerializeToString(),
             response_deserializer=message_factory.GetMessageClass(method.output_type).FromString,
@@ -133,9 +146,7 @@ def method_not_allowed(path: str, allowed: list[str]) -> Response:
 
 
 def _rpc_error_response(error: grpc.RpcError) -> Response:
-    status = rpc_status.from_call(error)  # type: ignore[arg-type]
-    if status is None:
-        status = status_pb2.Status(code=error.code().value[0], message=error.details() or "")  # type: ignore[attr-defined]
+    status = status_of(error)
     headers = {}
     for detail in status.details:
         if detail.Is(error_details_pb2.ErrorInfo.DESCRIPTOR):
@@ -239,6 +250,8 @@ def _instrument(app: Flask) -> None:
         seconds = time.perf_counter() - g.get("started", time.perf_counter())
         # The proto template the call matched; else a fixed path (/healthz...); never a path with variables.
         rule = request.url_rule.rule if request.url_rule is not None else ""
+        if request.endpoint == "static":
+            rule = "/playground/"  # the playground's files, one label for all
         route = g.get("route") or (rule if rule and "<" not in rule else "other")
         metrics.observe_http(request.method, route, response.status_code, seconds)
         logs.log_http(
@@ -265,11 +278,16 @@ def create_app(backend: str | None = None, timeout_s: float | None = None) -> Fl
     routes = build_routes(channel)
     health_stub = health_pb2_grpc.HealthStub(channel)
 
-    app = Flask(__name__)
+    # The playground's files are the app's static files, under /playground/.
+    app = Flask(__name__, static_folder=PLAYGROUND, static_url_path="/playground")
     app.config["MAX_CONTENT_LENGTH"] = max_body
     _instrument(app)
     install_cors(app, origins_from_env())  # GAMERULES_CORS_ORIGINS; none: no CORS headers
     app.add_url_rule("/openapi.json", "openapi", lambda: serve_openapi(bool(api_keys)))
+
+    @app.get("/")
+    def playground() -> Response:
+        return send_from_directory(PLAYGROUND, "index.html")
 
     @app.get("/healthz")
     def healthz() -> Response:
@@ -316,6 +334,11 @@ def create_app(backend: str | None = None, timeout_s: float | None = None) -> Fl
 
     def _forward(route: Route, path_params: dict[str, str]) -> Response:
         message = route.request_class()
+        if not route.body:
+            try:
+                apply_query(message, list(request.args.items(multi=True)), set(path_params))
+            except QueryError as error:
+                return error_response(code_pb2.INVALID_ARGUMENT, str(error), "INVALID_ARGUMENT", error.field)
         if route.body:
             raw = request.get_data(cache=False)
             if raw.strip():
@@ -345,10 +368,14 @@ def create_app(backend: str | None = None, timeout_s: float | None = None) -> Fl
         if isinstance(timeout, Response):
             return timeout
         metadata = [(key.lower(), value) for key, value in request.headers.items() if key.lower() in _FORWARDED]
+        if route.method.server_streaming:
+            return stream_response(route.call(message, timeout=timeout, metadata=metadata), _rpc_error_response)
         try:
             answer = route.call(message, timeout=timeout, metadata=metadata)
         except grpc.RpcError as error:
             return _rpc_error_response(error)
+        if route.method.output_type.full_name == HTTP_BODY:
+            return body_response(answer)
         return Response(json.dumps(protojson.to_dict(answer), separators=(",", ":")), mimetype="application/json")
 
     @app.errorhandler(413)

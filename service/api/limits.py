@@ -12,3 +12,11 @@ MAX_TOP_N = 64
 MAX_SEED_CHARS = 1024
 MAX_LEVEL_CHARS = 64  # longer than any level name
 MAX_PAGE_TOKEN_CHARS = 64  # longer than any page token
+# RenderPosition (``service/render`` draws with the same bounds; a test holds them equal). A board image's
+# request is a URL: these keep the longest one the document allows well under the HTTP server's 64 KB.
+MIN_IMAGE_SIZE = 64  # pixels wide; 0 asks for the default
+MAX_IMAGE_SIZE = 2048
+MAX_ARROWS = 32
+MAX_ARROW_CHARS = 64  # longer than any move of any board
+MAX_LAST_MOVE_CHARS = 256
+MAX_QUERY_CHARS = 1024  # any one query parameter (position.notation included: a real one is under 700)

@@ -36,6 +36,7 @@ GRPC_CODE_NAMES: dict[grpc.StatusCode, str] = {
     for code in grpc.StatusCode
 }
 UNARY = "unary"
+SERVER_STREAM = "server_stream"
 _LATENCY_BUCKETS = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0)
 _HTTP_METHODS = frozenset({"GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS"})
 
@@ -133,13 +134,15 @@ class GrpcMetrics:
         self._started: dict[tuple[str, str], Any] = {}
         self._handling: dict[tuple[str, str], Any] = {}
         self._handled: dict[tuple[str, str, grpc.StatusCode], Any] = {}  # filled as codes occur
+        self._types: dict[tuple[str, str], str] = {}  # grpc_type: unary, or server_stream (AnalyzePosition)
         for service in services:
             for method in service.methods:
                 key = (service.full_name, method.name)
-                self._started[key] = GRPC_STARTED.labels(UNARY, *key)
-                self._handling[key] = GRPC_HANDLING.labels(UNARY, *key)
+                kind = self._types[key] = SERVER_STREAM if method.server_streaming else UNARY
+                self._started[key] = GRPC_STARTED.labels(kind, *key)
+                self._handling[key] = GRPC_HANDLING.labels(kind, *key)
                 for code_name in GRPC_CODE_NAMES.values():
-                    GRPC_HANDLED.labels(UNARY, *key, code_name)
+                    GRPC_HANDLED.labels(kind, *key, code_name)
 
     def started(self, service: str, method: str) -> None:
         child = self._started.get((service, method))
@@ -147,11 +150,12 @@ class GrpcMetrics:
 
     def finished(self, call: Call) -> None:
         key = (call.service, call.method)
+        kind = self._types.get(key, UNARY)
         handled = self._handled.get((*key, call.code))
         if handled is None:
-            handled = self._handled[(*key, call.code)] = GRPC_HANDLED.labels(UNARY, *key, GRPC_CODE_NAMES[call.code])
+            handled = self._handled[(*key, call.code)] = GRPC_HANDLED.labels(kind, *key, GRPC_CODE_NAMES[call.code])
         handled.inc()
-        (self._handling.get(key) or GRPC_HANDLING.labels(UNARY, *key)).observe(call.seconds)
+        (self._handling.get(key) or GRPC_HANDLING.labels(kind, *key)).observe(call.seconds)
 
 
 # --- games -------------------------------------------------------------------------------------------------

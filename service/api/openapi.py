@@ -18,8 +18,10 @@ grpc-gateway's mapping can give with its ``google.rpc.Status`` body and headers,
 
 The schemas describe the canonical JSON, which is what responses carry; requests may also use the original
 snake_case names, as proto3 JSON allows (but not its ``null`` for "unset", nor 32-bit integers in quotes).
-Query parameters are not described: no GET rule of the service has fields left for them, and the gateway
-reads none.
+A GET rule's request fields not bound by the path are its query parameters (dotted paths of the scalar
+fields, lowerCamelCase; the structured alternatives inside a oneof are left out). A method answering
+``google.api.HttpBody`` answers bytes of the type it names; a server-streaming method answers
+newline-delimited JSON (``{"result": message}`` or ``{"error": Status}`` a line) or Server-Sent Events.
 """
 
 from __future__ import annotations
@@ -37,16 +39,22 @@ from google.rpc import error_details_pb2, status_pb2
 from gamerules.v1 import gamerules_pb2 as pb
 from service.api import examples
 from service.api.limits import (
+    MAX_ARROW_CHARS,
+    MAX_ARROWS,
     MAX_BATCH,
+    MAX_IMAGE_SIZE,
+    MAX_LAST_MOVE_CHARS,
     MAX_LEVEL_CHARS,
     MAX_MOVES_PER_CALL,
     MAX_NOTATION,
     MAX_PAGE_TOKEN_CHARS,
+    MAX_QUERY_CHARS,
     MAX_SEED_CHARS,
     MAX_TOP_N,
+    MIN_IMAGE_SIZE,
 )
 from service.api.required import behaviors
-from service.core.values import EVENT_TYPES, OPTION_TYPES, RESULT_REASONS, STOP_REASONS
+from service.core.values import EVENT_TYPES, OPTION_TYPES, RENDER_THEMES, RESULT_REASONS, STOP_REASONS
 
 SERVICE = pb.DESCRIPTOR.services_by_name["GameRules"]
 OPENAPI_VERSION = "3.1.0"
@@ -90,6 +98,18 @@ FIELD_SCHEMAS: dict[str, dict[str, Any]] = {
     "gamerules.v1.BestMoveRequest.level": {"maxLength": MAX_LEVEL_CHARS},
     "gamerules.v1.BestMoveRequest.seed": {"maxLength": MAX_SEED_CHARS},
     "gamerules.v1.BestMoveRequest.top_n": {"minimum": 0, "maximum": MAX_TOP_N},
+    "gamerules.v1.AnalyzePositionRequest.level": {"maxLength": MAX_LEVEL_CHARS},
+    "gamerules.v1.AnalyzePositionRequest.seed": {"maxLength": MAX_SEED_CHARS},
+    "gamerules.v1.AnalyzePositionRequest.top_n": {"minimum": 0, "maximum": MAX_TOP_N},
+    # 0 is the default width; else MIN_IMAGE_SIZE..MAX_IMAGE_SIZE pixels.
+    "gamerules.v1.RenderPositionRequest.size": {
+        "minimum": 0,
+        "maximum": MAX_IMAGE_SIZE,
+        "not": {"minimum": 1, "maximum": MIN_IMAGE_SIZE - 1},
+    },
+    "gamerules.v1.RenderPositionRequest.last_move": {"maxLength": MAX_LAST_MOVE_CHARS},
+    "gamerules.v1.RenderPositionRequest.arrows": {"maxItems": MAX_ARROWS, "maxLength": MAX_ARROW_CHARS},
+    "gamerules.v1.RenderPositionRequest.theme": {"enum": ["", *RENDER_THEMES]},
     "gamerules.v1.SearchLimits.max_time_ms": {"minimum": 0},
     "gamerules.v1.SearchLimits.max_depth": {"minimum": 0},
     "gamerules.v1.SearchLimits.max_nodes": {"minimum": 0},
@@ -383,6 +403,59 @@ def _parameter(field: str, template: str) -> dict[str, Any]:
     return {"name": field, "in": "path", "required": True, "schema": schema, "description": description}
 
 
+_HTTP_BODY = "google.api.HttpBody"
+# What each method answering a google.api.HttpBody sends (its proto comment says the same).
+_BODY_TYPES = {"RenderPosition": "image/svg+xml"}
+
+
+def _query_parameters(
+    builder: _Builder, message: descriptor.Descriptor, bound: frozenset[str], prefix: str = "", depth: int = 0
+) -> list[dict[str, Any]]:
+    """The query parameters of a GET rule: every scalar (or repeated scalar) field not bound by the path, by
+    its dotted lowerCamelCase path, descending into message fields that are not a oneof's alternatives."""
+    found: list[dict[str, Any]] = []
+    for field in message.fields:
+        if field.name in bound:
+            continue
+        name = prefix + field.json_name
+        if field.type == _FD.TYPE_MESSAGE:
+            in_oneof = field.containing_oneof is not None and len(field.containing_oneof.fields) > 1
+            if not field.is_repeated and not in_oneof and depth < 3 and field.message_type.full_name not in _WELL_KNOWN:
+                found += _query_parameters(builder, field.message_type, frozenset(), name + ".", depth + 1)
+            continue
+        schema = builder.field(field)
+        target = schema["items"] if field.is_repeated else schema
+        if target.get("type") == "string":  # the gateway reads no longer query value (a URL stays short)
+            target["maxLength"] = min(target.get("maxLength", MAX_QUERY_CHARS), MAX_QUERY_CHARS)
+        parameter: dict[str, Any] = {"name": name, "in": "query", "required": False}
+        text = schema.pop("description", None)
+        if text:
+            parameter["description"] = text
+        parameter["schema"] = schema
+        if field.is_repeated:
+            parameter["explode"] = True  # ?arrows=d3&arrows=c5
+        found.append(parameter)
+    return found
+
+
+def _answers(builder: _Builder, method: descriptor.MethodDescriptor, answer: dict[str, Any]) -> dict[str, Any]:
+    """The 200 response's content: JSON, a stream of JSON lines or events, or an HttpBody's bytes."""
+    if method.output_type.full_name == _HTTP_BODY:
+        kind = _BODY_TYPES[method.name]
+        return {kind: {"schema": {"type": "string", "description": f"The `{kind}` bytes."}}}
+    if method.server_streaming:
+        line = {
+            "type": "object",
+            "properties": {"result": answer, "error": _ref(_STATUS)},
+            "description": "One message of the stream, or the error that ended it.",
+        }
+        events = {
+            "schema": {"type": "string", "description": "`event: result` or `event: error`, a line's JSON as data."}
+        }
+        return {"application/x-ndjson": {"schema": line}, "text/event-stream": events}
+    return {"application/json": {"schema": answer}}
+
+
 # The answers an operation may give besides 200: grpc-gateway v2's HTTP status for each gRPC code the service
 # sends (service/api/errors.py), every body a google.rpc.Status. docs/api.md explains each.
 _ERRORS: dict[str, tuple[str, str]] = {
@@ -459,9 +532,10 @@ def _with_examples(operation: dict[str, Any], method: str, path_fields: list[str
         operation["requestBody"]["content"]["application/json"]["examples"] = {
             e.name: {"summary": e.summary, "value": e.request} for e in recorded
         }
-    operation["responses"]["200"]["content"]["application/json"]["examples"] = {
-        e.name: {"summary": e.summary, "value": e.response} for e in recorded
-    }
+    answers = operation["responses"]["200"]["content"]
+    if "application/json" not in answers:  # a stream or an image: no recorded JSON answer to show
+        return
+    answers["application/json"]["examples"] = {e.name: {"summary": e.summary, "value": e.response} for e in recorded}
 
 
 def openapi_document(api_keys: bool = False) -> dict[str, Any]:
@@ -491,6 +565,11 @@ def openapi_document(api_keys: bool = False) -> dict[str, Any]:
             operation["description"] = text
         if path_fields:
             operation["parameters"] = [_parameter(field, template) for field in path_fields]
+        if verb == "get" and not rule.body:
+            bound = frozenset(field.split(".")[0] for field in path_fields)
+            query = _query_parameters(builder, method.input_type, bound)
+            if query:
+                operation["parameters"] = operation.get("parameters", []) + query
         if rule.body:
             if rule.body == "*":
                 bound = frozenset(field.split(".")[0] for field in path_fields)
@@ -508,12 +587,14 @@ def openapi_document(api_keys: bool = False) -> dict[str, Any]:
                 for field in method.input_type.fields
             )
             operation["requestBody"] = {"required": required, "content": {"application/json": {"schema": schema}}}
-        if rule.response_body:
+        if method.output_type.full_name == _HTTP_BODY:
+            answer = {}  # bytes, not a message: _answers describes them
+        elif rule.response_body:
             answer = builder.field(method.output_type.fields_by_name[rule.response_body])
         else:
             answer = builder.message(method.output_type)
         operation["responses"] = {
-            "200": {"description": "OK", "content": {"application/json": {"schema": answer}}},
+            "200": {"description": "OK", "content": _answers(builder, method, answer)},
             **{code: {"$ref": f"#/components/responses/{name}"} for code, (name, _) in _ERRORS.items()},
         }
         _with_examples(operation, method.name, path_fields)

@@ -13,14 +13,16 @@ import functools
 import hashlib
 import hmac
 import logging
+import queue
 import secrets
 import threading
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
 import grpc
+from google.api import httpbody_pb2
 from google.protobuf.message import Message
 from grpc_status import rpc_status
 
@@ -44,6 +46,7 @@ from service.core.contract import Game
 from service.core.seeds import seeded_int
 from service.engines import GAMES
 from service.levels import LEVELS, GameLevels, play_level
+from service.render import DEFAULT_SIZE, RenderOptions, render
 
 _log = logging.getLogger(__name__)
 
@@ -90,6 +93,38 @@ def _rpc(method: Callable[[Any, _Request, grpc.ServicerContext], _Response]) -> 
         raise AssertionError("unreachable: abort raises")  # pragma: no cover
 
     return wrapper
+
+
+def _stream_rpc(
+    method: Callable[[Any, _Request, grpc.ServicerContext], Iterator[_Response]],
+) -> Callable[..., Iterator[_Response]]:
+    """``_rpc`` for a server-streaming method: its errors surface while the stream is read."""
+
+    @functools.wraps(method)
+    def wrapper(self: Any, request: _Request, context: grpc.ServicerContext) -> Iterator[_Response]:
+        try:
+            self._check(request)
+            yield from method(self, request, context)
+        except ApiError as error:
+            context.abort_with_status(rpc_status.to_status(error.to_status()))
+        except Exception:
+            _log.exception("unexpected failure in %s", method.__name__)
+            context.abort(grpc.StatusCode.INTERNAL, "internal error; it has been logged")
+
+    return wrapper
+
+
+@dataclass
+class _Search:
+    """A checked best-move call, ready to run: what BestMove and AnalyzePosition share."""
+
+    game: Game
+    position: core.Position
+    request: pb.BestMoveRequest
+    limits: core.Limits | None
+    top_n: int
+    stop: _CallStop
+    budget_s: float
 
 
 class GameRulesServicer(pb_grpc.GameRulesServicer):
@@ -258,7 +293,7 @@ class GameRulesServicer(pb_grpc.GameRulesServicer):
             position=codec.encode_position(game, position),
         )
         if outcome is not None:
-            response.reason = outcome.reason if outcome.winner else "draw"
+            response.reason = outcome.reason
             response.detail = outcome.detail
             if outcome.winner:
                 response.winner = outcome.winner
@@ -286,9 +321,8 @@ class GameRulesServicer(pb_grpc.GameRulesServicer):
         ]
         return pb.BatchScoreResponse(scores=[self._score(game, position) for position in positions])
 
-    @_rpc
-    def BestMove(self, request: pb.BestMoveRequest, context: grpc.ServicerContext) -> pb.BestMoveResponse:
-        started = time.monotonic()
+    def _prepare(self, request: pb.BestMoveRequest, context: grpc.ServicerContext, started: float) -> _Search:
+        """Check a best-move request and work out when its search must stop."""
         game = self._game(request.game)
         position = codec.decode_position(game, request.position)
         limits = _decode_limits(request.limits, self._config.max_think_ms)
@@ -315,8 +349,12 @@ class GameRulesServicer(pb_grpc.GameRulesServicer):
             if remaining - margin_s < budget_s:
                 budget_s, reason = remaining - margin_s, "deadline"
         stop = _CallStop(context, time.monotonic() + max(budget_s, 0.0), reason)
+        return _Search(game, position, request, limits, top_n, stop, budget_s)
 
-        wait_s = min(self._config.search_wait_ms / 1000, max(budget_s, 0.0))
+    def _run(self, search: _Search) -> core.SearchResult:
+        """Run a prepared search in a search slot (refusing it when too many wait), and observe it."""
+        request, game = search.request, search.game
+        wait_s = min(self._config.search_wait_ms / 1000, max(search.budget_s, 0.0))
         if not self._admitted.acquire(blocking=False):
             raise overloaded("too many best-move searches in progress; retry shortly")
         try:
@@ -325,12 +363,12 @@ class GameRulesServicer(pb_grpc.GameRulesServicer):
             try:
                 result = play_level(
                     self._levels[game.id],
-                    position,
+                    search.position,
                     request.level or None,
-                    limits,
+                    search.limits,
                     seeded_int(request.seed),
-                    top_n,
-                    stop,
+                    search.top_n,
+                    search.stop,
                 )
             except core.UnknownLevel as error:
                 raise from_rules_error(error, "level", text=True) from None
@@ -340,11 +378,14 @@ class GameRulesServicer(pb_grpc.GameRulesServicer):
                 self._slots.release()
         finally:
             self._admitted.release()
-        level = request.level or self._levels[game.id].default
         if self._observe_search is not None:
-            self._observe_search(game.id, level, result)
-        if not context.is_active():
+            self._observe_search(game.id, request.level or self._levels[game.id].default, result)
+        if not search.stop.active():
             result.stop_reason = "cancelled"
+        return result
+
+    def _best_move_response(self, search: _Search, result: core.SearchResult) -> pb.BestMoveResponse:
+        game, position = search.game, search.position
         return pb.BestMoveResponse(
             move=codec.encode_move(game, position, result.move),
             value=result.value,
@@ -360,24 +401,92 @@ class GameRulesServicer(pb_grpc.GameRulesServicer):
                 )
                 for scored in result.alternatives
             ],
-            level=level,
+            level=search.request.level or self._levels[game.id].default,
         )
+
+    @_rpc
+    def BestMove(self, request: pb.BestMoveRequest, context: grpc.ServicerContext) -> pb.BestMoveResponse:
+        search = self._prepare(request, context, time.monotonic())
+        return self._best_move_response(search, self._run(search))
+
+    @_stream_rpc
+    def AnalyzePosition(
+        self, request: pb.AnalyzePositionRequest, context: grpc.ServicerContext
+    ) -> Iterator[pb.AnalyzePositionResponse]:
+        started = time.monotonic()
+        # The same fields under the same numbers: the request is a BestMove request.
+        search = self._prepare(pb.BestMoveRequest.FromString(request.SerializeToString()), context, started)
+        # The search runs in a thread of its own and hands each completed iteration over; this thread sends
+        # them. When the caller goes, the search's stop sees the call inactive and the search ends at once.
+        updates: queue.SimpleQueue[tuple[str, Any]] = queue.SimpleQueue()
+        began = time.monotonic()
+
+        def iteration(partial: core.SearchResult) -> None:
+            partial.elapsed_ms = (time.monotonic() - began) * 1000
+            updates.put(("update", partial))
+
+        def run() -> None:
+            try:
+                updates.put(("final", self._run(search)))
+            except BaseException as error:  # handed to the sending thread, which answers with it
+                updates.put(("error", error))
+
+        search.stop.on_iteration = iteration
+        worker = threading.Thread(target=run, name="analysis", daemon=True)
+        worker.start()
+        try:
+            while True:
+                kind, value = updates.get()
+                if kind == "error":
+                    raise value
+                analysis = self._best_move_response(search, value)
+                yield pb.AnalyzePositionResponse(analysis=analysis, final=kind == "final")
+                if kind == "final":
+                    return
+        finally:
+            search.stop.cancelled = True  # a stream closed early (the caller left) stops its search too
+
+    @_rpc
+    def RenderPosition(self, request: pb.RenderPositionRequest, context: grpc.ServicerContext) -> httpbody_pb2.HttpBody:
+        game = self._game(request.game)
+        position = codec.decode_position(game, request.position)
+        options = RenderOptions(
+            size=request.size or DEFAULT_SIZE,
+            last_move=request.last_move,
+            show_legal_moves=request.show_legal_moves,
+            arrows=tuple(request.arrows),
+            coordinates=request.coordinates if request.HasField("coordinates") else True,
+            flip=request.flip,
+            theme=request.theme,
+        )
+        try:
+            image = render(game, position, options)
+        except core.RulesError as error:
+            raise from_rules_error(error, "") from None
+        return httpbody_pb2.HttpBody(content_type="image/svg+xml", data=image.encode("utf-8"))
 
 
 class _CallStop:
-    """A best-move call's stop signal: ``"cancelled"`` once the call is no longer active, ``reason`` once the
-    monotonic clock reaches ``end`` (the search's Deadline reads ``end`` to tell native kernels, which read
-    the clock themselves, when to give up)."""
+    """A best-move call's stop signal: ``"cancelled"`` once the call is no longer active (or its stream
+    closed), ``reason`` once the monotonic clock reaches ``end`` (the search's Deadline reads ``end`` to tell
+    native kernels, which read the clock themselves, when to give up). Its ``on_iteration`` reaches the
+    search through that Deadline too (streamed analysis)."""
 
-    __slots__ = ("_context", "end", "reason")
+    __slots__ = ("_context", "cancelled", "end", "on_iteration", "reason")
 
     def __init__(self, context: grpc.ServicerContext, end: float, reason: str) -> None:
         self._context = context
         self.end = end
         self.reason = reason
+        self.cancelled = False  # set when the call's answer is no longer wanted (a stream closed early)
+        # Called with each completed iteration's partial result (the search's Deadline passes it on).
+        self.on_iteration: Callable[[core.SearchResult], None] | None = None
+
+    def active(self) -> bool:
+        return not self.cancelled and self._context.is_active()
 
     def __call__(self) -> str:
-        if not self._context.is_active():
+        if not self.active():
             return "cancelled"
         return self.reason if time.monotonic() >= self.end else ""
 

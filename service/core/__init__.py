@@ -27,6 +27,7 @@ from service.core.errors import (
 from service.core.values import (
     EVENT_TYPES,
     OPTION_TYPES,
+    RENDER_THEMES,
     RESULT_REASONS,
     STOP_REASONS,
     Event,
@@ -44,6 +45,7 @@ from service.core.values import (
 __all__ = [
     "EVENT_TYPES",
     "OPTION_TYPES",
+    "RENDER_THEMES",
     "RESULT_REASONS",
     "STOP_REASONS",
     "Event",

@@ -20,16 +20,19 @@ Move = Any
 EventType = Literal[
     "place", "flip", "pass", "sow", "capture", "extra_turn", "sweep", "line", "box", "points", "phase", "game_over"
 ]
-# ``Outcome.reason``: the rule that decided a result. The API reports every draw as "draw".
+# ``Outcome.reason``: the rule that decided a result; "draw" for every draw.
 ResultReason = Literal["discs", "seeds", "boxes", "points", "largest_group", "non_opener", "group_sizes", "draw"]
 # ``SearchResult.stop_reason``: why a search stopped ("rule": a level's rule chose the move, no search).
 StopReason = Literal["depth", "time", "nodes", "deadline", "cancelled", "solved", "rule"]
 # ``OptionSpec.type``: "cells" is a list of cell names.
 OptionType = Literal["int", "bool", "string", "enum", "cells"]
+# The colours a board image is drawn in (``service/render``; RenderPosition's ``theme``).
+RenderTheme = Literal["classic", "dark", "print"]
 EVENT_TYPES: tuple[str, ...] = get_args(EventType)
 RESULT_REASONS: tuple[str, ...] = get_args(ResultReason)
 STOP_REASONS: tuple[str, ...] = get_args(StopReason)
 OPTION_TYPES: tuple[str, ...] = get_args(OptionType)
+RENDER_THEMES: tuple[str, ...] = get_args(RenderTheme)
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,7 +54,9 @@ class Outcome:
     """The result of a finished game: who won and which rule decided it (python-chess's Outcome)."""
 
     winner: int  # 1 or 2; 0 for a draw
-    reason: ResultReason  # the deciding rule
+    # The rule that decided a win, or "draw" when nobody won (Reversi, Kalah, Dots and Boxes): the engines, the
+    # API (ScoreResponse.reason) and the CLI say the same word; the vocabulary is listed in docs/api.md.
+    reason: ResultReason
     detail: str = ""  # one sentence, e.g. "Black 33 discs, White 31"
 
 

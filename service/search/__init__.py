@@ -34,6 +34,12 @@ mechanism. Which algorithm, evaluation and budget a level of a game uses is ``se
 enough to poll every node (it reads the clock only every few hundred calls) and remembers why it stopped
 (``reason``: "nodes", "time", "cancelled", or the non-empty string a ``stop()`` returned instead of True,
 e.g. "deadline"). A Deadline is itself a stop signal, so searches nest under one.
+
+Streamed analysis: a stop signal with an ``on_iteration`` attribute (a callable) has it called with a partial
+SearchResult (the answer so far; ``stop_reason`` empty) after every completed iteration: by ``search`` after
+each depth, by ``mcts`` after 64, 128, 256... iterations. It travels down with the stop signal through every
+Deadline (``Deadline.on_iteration``, ``play_level``'s included) to every search below it; ``greedy`` has no
+iterations.
 """
 
 from service.search.alphabeta import search

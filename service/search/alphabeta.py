@@ -98,6 +98,8 @@ def search(
         raise GameOverError("the game is over: there is no move to search", "position")
     limits = limits or Limits()
     deadline = Deadline(limits, stop)
+    if deadline.on_iteration is not None and not position.search_moves_complete():
+        deadline.on_iteration = _unproved(deadline.on_iteration)  # as the answer below: capped moves prove nothing
     max_depth = limits.max_depth if limits.max_depth is not None and limits.max_depth > 0 else None
     moves = list(position.search_moves())
     if not moves:
@@ -124,6 +126,17 @@ def search(
         pv=answer.pv,
         alternatives=answer.alternatives,
     )
+
+
+def _unproved(report: Callable[[SearchResult], None]) -> Callable[[SearchResult], None]:
+    """``report`` told that nothing is proved (the iterations of a root whose moves were capped)."""
+
+    def unproved(partial: SearchResult) -> None:
+        partial.exact = False
+        partial.alternatives = [ScoredMove(m.move, m.value, False) for m in partial.alternatives]
+        report(partial)
+
+    return unproved
 
 
 def _solve_depth(position: Any, max_depth: int | None) -> int:
@@ -175,6 +188,18 @@ def _deepen(
         except Stopped:
             return deadline.reason
         root[:] = _completed(tree, root, scores, proved, depth, answer)
+        if deadline.on_iteration is not None:  # streamed analysis: this iteration's answer, as it stands
+            deadline.on_iteration(
+                SearchResult(
+                    move=answer.move,
+                    value=answer.value + 0.0,
+                    exact=answer.exact,
+                    depth=answer.depth,
+                    nodes=tree.nodes,
+                    pv=list(answer.pv),
+                    alternatives=list(answer.alternatives),
+                )
+            )
         if answer.exact:
             return "solved"
 

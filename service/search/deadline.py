@@ -4,8 +4,9 @@ stop signal, and is cheap enough to poll at every node."""
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 
-from service.core.values import Limits, StopSignal
+from service.core.values import Limits, SearchResult, StopSignal
 
 # The clock (and the caller's stop()) is read every ``interval`` polls. The interval adapts so that reads
 # happen roughly every _TARGET_GAP seconds whatever a node costs (a Reversi node is microseconds, a Strands
@@ -41,9 +42,23 @@ class Deadline:
     business, not the Deadline's. ``end`` is the earliest ``time.monotonic()`` instant at which it is known to
     fire: its own time limit or the ``end`` attribute of its ``stop`` (an outer Deadline, or the server's
     signal for the caller's deadline), None without either; for work that cannot be polled (native solvers).
+    ``on_iteration`` is the ``on_iteration`` attribute of its ``stop`` (None without one), so it reaches every
+    search nested under it: a search calls it with a partial SearchResult after each completed iteration
+    (streamed analysis).
     """
 
-    __slots__ = ("_countdown", "_end", "_last_read", "_stop", "end", "interval", "max_nodes", "reason", "start")
+    __slots__ = (
+        "_countdown",
+        "_end",
+        "_last_read",
+        "_stop",
+        "end",
+        "interval",
+        "max_nodes",
+        "on_iteration",
+        "reason",
+        "start",
+    )
 
     def __init__(self, limits: Limits | None = None, stop: StopSignal = never) -> None:
         limits = limits or Limits()
@@ -54,6 +69,7 @@ class Deadline:
         ends = [end for end in (self._end, getattr(stop, "end", None)) if end is not None]
         self.end: float | None = min(ends) if ends else None
         self._stop = stop
+        self.on_iteration: Callable[[SearchResult], None] | None = getattr(stop, "on_iteration", None)
         self.reason = ""
         self.interval = _FIRST_INTERVAL
         self._countdown = 1  # the first poll reads the clock: a stop() already fired is seen at once

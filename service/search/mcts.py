@@ -33,6 +33,7 @@ from service.search.greedy import static_value
 DEFAULT_ITERATIONS = 1000
 EXPLORATION = 0.7  # UCB1 constant for rewards in [0, 1]
 WIDENING = 2.0  # a node with n visits considers ceil(WIDENING * sqrt(n)) moves
+_FIRST_REPORT = 64  # streamed analysis: the tree is reported after 64, 128, 256... iterations
 
 
 class _Node:
@@ -83,6 +84,7 @@ def mcts(
         raise GameOverError("the position has no moves to search", "position")
     iterations = 0
     max_depth = 0
+    next_report = _FIRST_REPORT
     while not deadline.expired(iterations):
         path = _select(root, exploration, widening)
         max_depth = max(max_depth, len(path) - 1)
@@ -91,6 +93,9 @@ def mcts(
             break
         _back_up(root, path, end)
         iterations += 1
+        if deadline.on_iteration is not None and iterations == next_report:  # streamed analysis: the tree so far
+            deadline.on_iteration(_answer(position, root, seat, top_n, iterations, max_depth, ""))
+            next_report *= 2
     return _answer(position, root, seat, top_n, iterations, max_depth, deadline.reason)
 
 

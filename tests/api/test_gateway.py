@@ -53,7 +53,7 @@ def test_games_and_the_done_when_walkthrough(gateway_url):
 
     status, body, _ = http(gateway_url, "/v1/games/reversi:legalMoves", {"position": {"notation": START}})
     assert status == 200
-    # Board order (row by row from the top), as the games' docs order cells.
+    # Board order (row by row from the top), as docs/games/*.md order cells.
     assert [m["notation"] for m in body["moves"]] == ["d3", "c4", "f5", "e6"]
     assert body["toMove"] == 1 and body["gameOver"] is False and body["totalSize"] == 4
     assert body["nextPageToken"] == ""

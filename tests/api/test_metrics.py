@@ -22,6 +22,7 @@ from tests.api.conftest import free_port, gateway_command, http, wait_http
 from tests.api.test_serving import ServerProcess, best_move_request, fresh_stub, legal_moves_request, server_process
 
 GRPC_LABELS = {"grpc_type": "unary", "grpc_service": "gamerules.v1.GameRules"}
+STREAM_TYPE = "server_stream"  # AnalyzePosition
 
 
 def samples(text: str) -> dict[tuple[str, frozenset], float]:
@@ -47,6 +48,8 @@ def test_every_method_has_its_series_before_any_call(server):
     exposed = samples(server.metrics())
     for method in SERVICE.methods:
         labels = {**GRPC_LABELS, "grpc_method": method.name}
+        if method.server_streaming:
+            labels["grpc_type"] = STREAM_TYPE
         assert value(exposed, "grpc_server_started_total", **labels) == 0
         for code in GRPC_CODE_NAMES.values():
             assert value(exposed, "grpc_server_handled_total", **labels, grpc_code=code) == 0

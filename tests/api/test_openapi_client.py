@@ -35,10 +35,15 @@ def generated(gateway_url: str, tmp_path_factory: pytest.TempPathFactory):
     status, document, _ = http(gateway_url, "/openapi.json")
     assert status == 200
     (root / "openapi.json").write_text(json.dumps(document))
+    # The board image (RenderPosition) is bytes to the generator, which reads no image type of its own.
+    (root / "config.json").write_text(
+        json.dumps({"content_type_overrides": {"image/svg+xml": "application/octet-stream"}})
+    )
     # The generator formats its output with ruff, which it looks for on the PATH.
     env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}"}
     run = subprocess.run(
-        [generator, "generate", "--path", "openapi.json", "--meta", "none", "--output-path", PACKAGE],
+        [generator, "generate", "--path", "openapi.json", "--meta", "none", "--output-path", PACKAGE,
+         "--config", "config.json"],
         cwd=root, env=env, capture_output=True, text=True, timeout=300,
     )  # fmt: skip
     output = run.stdout + run.stderr

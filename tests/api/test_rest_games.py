@@ -1,6 +1,7 @@
-"""Whole games over REST, checked against small independent implementations of the rules written here.
+"""Whole games over REST, checked against small independent implementations of the rules in docs/games/,
+written here.
 
-Nothing below imports an engine: the rules are re-implemented from the rule book in a few lines each, and
+Nothing below imports an engine: the rules are re-implemented from the game pages in a few lines each, and
 every answer of the service (legal moves, seat to move, points, final stores, winner, reason) must match.
 """
 
@@ -21,7 +22,7 @@ def call(url: str, game: str, verb: str, body: dict) -> dict:
     return answer
 
 
-# --- Kalah (docs/games/kalah.md) -----------------------------------------------------------------------------
+# --- Kalah (docs/games/kalah.md) ----------------------------------------------------------------------------
 
 
 def kalah_sow(pits: list[int], stores: list[int], mover: int, pit: int) -> tuple[list[int], list[int], int]:
@@ -78,7 +79,7 @@ def test_kalah_games_match_an_independent_implementation(gateway_url, seeds):
         assert score.get("winner", 0) == (0 if stores[0] == stores[1] else 1 if stores[0] > stores[1] else 2)
 
 
-# --- Petak Sawah (docs/games/petak-sawah.md) ----------------------------------------------------------------------
+# --- Petak Sawah (docs/games/petak-sawah.md) ----------------------------------------------------------------
 
 
 def cell_xy(name: str) -> tuple[int, int]:
@@ -142,7 +143,7 @@ def test_petak_sawah_games_match_an_independent_implementation(gateway_url):
     assert "points" in reasons
 
 
-# --- Strands (docs/games/strands.md) --------------------------------------------------------------------------
+# --- Strands (docs/games/strands.md) ------------------------------------------------------------------------
 
 
 def strands_cells(labels: str) -> dict[str, tuple[int, int, int]]:

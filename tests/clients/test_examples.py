@@ -15,6 +15,7 @@ import shlex
 import shutil
 import subprocess
 from pathlib import Path
+from xml.etree import ElementTree
 
 import grpc
 import pytest
@@ -52,6 +53,14 @@ def test_the_curl_examples_run_against_a_real_gateway(gateway_url):
         if title.startswith("health"):
             live, ready = body.splitlines()
             assert json.loads(live)["status"] == "ok" and json.loads(ready)["status"] == "ready"
+            continue
+        if title.startswith("a board image"):
+            image = ElementTree.fromstring(body)
+            assert image.tag == "{http://www.w3.org/2000/svg}svg" and image.get("width") == "320"
+            continue
+        if title.startswith("the analysis streamed"):
+            lines = [json.loads(line)["result"] for line in body.splitlines()]
+            assert [line["analysis"]["depth"] for line in lines] == [1, 2, 3, 4, 5, 6, 6] and lines[-1]["final"]
             continue
         answers[title.split(":")[0].split(" (")[0]] = _json_and_status(body)
 
@@ -111,6 +120,15 @@ def test_the_grpcurl_examples_through_reflection(grpc_address):
             method = pool.FindServiceByName(service_name).methods_by_name[method_name]
             request = json_format.ParseDict(body, message_factory.GetMessageClass(method.input_type)())
             response_class = message_factory.GetMessageClass(method.output_type)
+            if method.server_streaming:  # grpcurl prints each message of the stream
+                stream = channel.unary_stream(
+                    f"/{service_name}/{method_name}",
+                    request_serializer=lambda message: message.SerializeToString(),
+                    response_deserializer=response_class.FromString,
+                )
+                messages = [json_format.MessageToDict(message) for message in stream(request, timeout=timeout)]
+                assert len(messages) > 1 and messages[-1]["final"] and not messages[0].get("final"), target
+                continue
             call = channel.unary_unary(
                 f"/{service_name}/{method_name}",
                 request_serializer=lambda message: message.SerializeToString(),
@@ -120,5 +138,7 @@ def test_the_grpcurl_examples_through_reflection(grpc_address):
             assert answer, (target, body)
             if method_name == "BestMove":
                 assert answer["move"]["notation"] and len(answer["alternatives"]) == 2
+            if method_name == "RenderPosition":
+                assert answer["contentType"] == "image/svg+xml" and answer["data"]
             if method_name == "Check":
                 assert answer["status"] == "SERVING"

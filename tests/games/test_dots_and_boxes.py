@@ -113,7 +113,7 @@ def test_even_board_draw() -> None:
     # A, B, A, B; then A's b1-b2 takes a1 and A draws again: c1-c2 hands b1 to B.
     assert position.to_move == 0 and position.scores() == (1, 1)
     outcome = position.outcome()
-    assert outcome is not None and outcome.winner == 0 and outcome.reason == "boxes"
+    assert outcome is not None and outcome.winner == 0 and outcome.reason == "draw"
 
 
 # --- the pie rule -----------------------------------------------------------------------------------------

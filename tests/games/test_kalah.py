@@ -190,7 +190,7 @@ def test_capture_on_the_final_move_then_sweep_and_draw() -> None:
     assert events[1].count == 4
     assert events[2].seat == 2 and events[2].count == 4 and events[2].cells == ("N2", "N3", "N6")
     assert events[3].seat == 0
-    assert after.outcome() == Outcome(0, "seeds", "South 24 seeds, North 24")
+    assert after.outcome() == Outcome(0, "draw", "South 24 seeds, North 24")
     assert after.to_move == 0 and after.legal_moves() == [] and after.final_value(1) == 0
 
 

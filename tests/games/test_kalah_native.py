@@ -1,4 +1,4 @@
-"""Kalah's native search kernel (``service/games/kalah_search.c``, docs/games/kalah.md) against its reference, a plain
+"""Kalah's native search kernel (``service/native/kalah_search.c``, docs/games/kalah.md) against its reference, a plain
 negamax over the Python engine with the same evaluation; and ``hard`` through the search core with the kernel
 against ``hard`` without it.
 

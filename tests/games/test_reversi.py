@@ -111,7 +111,7 @@ def random_position(size: int, plies: int, seed: int, black_seat: int = 1) -> Re
 
 
 @pytest.mark.parametrize(("depth", "expected"), list(enumerate([4, 12, 56, 244, 1396, 8200, 55092, 390216], start=1)))
-def test_perft_8x8_matches_rules_md(depth: int, expected: int) -> None:
+def test_perft_8x8_matches_the_reference_figures(depth: int, expected: int) -> None:
     assert perft(GAME.new_position({}, ""), depth) == expected
 
 
@@ -486,7 +486,7 @@ def test_game_over(before: str, move: str, after: str, winner: int, scores: tupl
     assert end.to_move == 0 and end.legal_moves() == [] and end.legal_move_count() == 0
     assert end.scores() == scores
     outcome = end.outcome()
-    assert outcome is not None and outcome.winner == winner and outcome.reason == "discs"
+    assert outcome is not None and outcome.winner == winner and outcome.reason == ("discs" if winner else "draw")
     assert str(scores[0]) in outcome.detail and str(scores[1]) in outcome.detail
     assert events[-1].type == "game_over" and events[-1].seat == winner
     assert end.final_value(1) == scores[0] - scores[1] == -end.final_value(2)

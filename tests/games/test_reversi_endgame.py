@@ -1,4 +1,4 @@
-"""Reversi's native endgame kernel (``service/games/reversi_endgame.c``, docs/games/reversi.md) against its reference,
+"""Reversi's native endgame kernel (``service/native/reversi_endgame.c``, docs/games/reversi.md) against its reference,
 the pure-Python ``_endgame``, and against known values; and expert with the kernel against expert without it.
 
 The kernel is built by ``make install``; without it (no C compiler) the tests that need it are skipped and

@@ -90,3 +90,17 @@ def test_every_level_has_a_strategy_and_the_default_is_a_level() -> None:
         assert levels.default in levels.strategies
     with pytest.raises(ValueError):
         GameLevels("piles", (Level("first", "Takes the first move."),), "deep", {"first": lambda *a: None})
+
+
+def test_play_level_passes_an_iteration_listener_down_to_the_search() -> None:
+    heard: list[SearchResult] = []
+
+    class Listening:
+        def on_iteration(self, result: SearchResult) -> None:
+            heard.append(result)
+
+        def __call__(self) -> bool:
+            return False
+
+    result = play_level(_levels([]), Piles((3, 4, 2)), "deep", Limits(max_depth=3), 5, 1, Listening())
+    assert [r.depth for r in heard] == [1, 2, 3] and heard[-1].move == result.move

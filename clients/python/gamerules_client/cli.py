@@ -9,6 +9,7 @@
     gamerules best strands "<notation>" --level hard --top 3
     gamerules play dots-and-boxes --level easy  # you against the service (you are seat 1)
     gamerules play petak-sawah --auto           # the service against itself
+    gamerules render reversi start --legal -o board.svg   # the board as an SVG image
 
 The server is ``--target`` (``GAMERULES_TARGET``, default ``localhost:50051``). A POSITION is a notation
 (quote it: it has spaces) or ``start``. Exit status: 0, 1 for an error answer of the service (printed with
@@ -219,6 +220,26 @@ class Cli:
             self.say("alternatives: " + ", ".join(f"{s.move.notation} {s.value:+g}" for s in answer.alternatives))
         return 0
 
+    def cmd_render(self, args: argparse.Namespace) -> int:
+        image = self.client.render_position(
+            args.game,
+            self.position(args.game, args.position),
+            size=args.size,
+            last_move=args.last_move,
+            show_legal_moves=args.legal,
+            arrows=args.arrow,
+            coordinates=not args.no_coordinates,
+            flip=args.flip,
+            theme=args.theme,
+        )
+        if args.output in ("", "-"):
+            self.say(image.decode("utf-8").rstrip("\n"))
+        else:
+            with open(args.output, "wb") as file:
+                file.write(image)
+            print(f"wrote {args.output} ({len(image)} bytes)", file=sys.stderr)
+        return 0
+
     # --- play ----------------------------------------------------------------------------------------
 
     def cmd_play(self, args: argparse.Namespace, stdin: TextIO) -> int:
@@ -356,6 +377,16 @@ def build_parser() -> argparse.ArgumentParser:
     best.add_argument("--max-nodes", type=int, default=0)
     best.add_argument("--seed", default="")
     best.add_argument("--top", type=int, default=0, help="score this many moves")
+
+    render = with_position("render", "the board as an SVG image")
+    render.add_argument("-o", "--output", default="", help="write it to this file (default: print it)")
+    render.add_argument("--size", type=int, default=0, help="width in pixels, 64..2048 (default 480)")
+    render.add_argument("--legal", action="store_true", help="mark the legal moves")
+    render.add_argument("--last-move", default="", help="highlight this move (the one that led here)")
+    render.add_argument("--arrow", action="append", default=[], metavar="MOVE", help="draw a move; repeat for a line")
+    render.add_argument("--no-coordinates", action="store_true", help="leave out the coordinates")
+    render.add_argument("--flip", action="store_true", help="turn the board round (as seat 2 sees it)")
+    render.add_argument("--theme", default="", help="classic (default), dark or print")
 
     play = commands.add_parser("play", help="play a whole game against the service")
     play.add_argument("game")

@@ -233,6 +233,70 @@ class GameRulesClient:
         response: pb.BestMoveResponse = self._call(self._stub.BestMove, request, timeout)
         return response
 
+    def analyze_position(
+        self,
+        game: str,
+        position: nt.PositionLike,
+        level: str = "",
+        *,
+        max_time_ms: int = 0,
+        max_depth: int = 0,
+        max_nodes: int = 0,
+        seed: str = "",
+        top_n: int = 0,
+        timeout: float | None = None,
+    ) -> Iterator[pb.AnalyzePositionResponse]:
+        """BestMove's search as it deepens: one message per completed iteration, then the final answer
+        (``final`` true). Stop reading early (or close the iterator) and the search stops too."""
+        request = pb.AnalyzePositionRequest(
+            game=nt.game_name(game),
+            position=nt.position(position),
+            level=level,
+            limits=pb.SearchLimits(max_time_ms=max_time_ms, max_depth=max_depth, max_nodes=max_nodes),
+            seed=seed,
+            top_n=top_n,
+        )
+        if timeout is None:
+            timeout = max(self.best_move_timeout, max_time_ms / 1000 + 2)
+        stream = self._stub.AnalyzePosition(request, timeout=timeout, metadata=self._metadata)
+        try:
+            yield from stream
+        except grpc.RpcError as error:
+            raise from_rpc_error(error) from None
+        finally:
+            stream.cancel()
+
+    def render_position(
+        self,
+        game: str,
+        position: nt.PositionLike,
+        *,
+        size: int = 0,
+        last_move: str = "",
+        show_legal_moves: bool = False,
+        arrows: Sequence[str] = (),
+        coordinates: bool = True,
+        flip: bool = False,
+        theme: str = "",
+        timeout: float | None = None,
+    ) -> bytes:
+        """The board as an SVG image (its bytes): ``size`` pixels wide (0: the server's default), the last move
+        highlighted, the legal moves marked, ``arrows`` (a move or a line) drawn, turned round with ``flip``."""
+        request = pb.RenderPositionRequest(
+            game=nt.game_name(game),
+            position=nt.position(position),
+            size=size,
+            last_move=last_move,
+            show_legal_moves=show_legal_moves,
+            arrows=list(arrows),
+            coordinates=coordinates,
+            flip=flip,
+            theme=theme,
+        )
+        response = self._call(self._stub.RenderPosition, request, timeout)
+        data: bytes = response.data
+        return data
+
     def ready(self, *, timeout: float = 2.0) -> bool:
         """Whether the server answers its health check as SERVING for GameRules."""
         try:

@@ -47,17 +47,28 @@ class DotsAndBoxesGame(Game):
         ),
     )
     position_notation_help = (
-        "The board, the seat to move, and with the pie rule four tokens. The board is its rows top to bottom "
-        "separated by '/': dot rows ('+' per dot, '-' or '.' for each horizontal line between dots) alternate "
-        "with box rows ('|' or '.' for each vertical line, and between them each box's owner A or B, or '.'). "
-        "The seat to move is 1, 2 or '-' once the game is over. With the pie rule: pie=N (the setup's most "
-        "lines), phase=setup|choice|play, colour=A|B (to move; '-' when no line remains), seat1=A|B (the "
-        "colour seat 1 holds; '-' before the choice). Start of 1x2 boxes: '+.+.+/...../+.+.+ 1'."
+        "The board, the seat to move, and with the pie rule four tokens, separated by single spaces. The board "
+        "of R x C boxes (1..12 each) is 2R+1 rows of 2C+1 characters, top to bottom, separated by '/': dot rows "
+        "('+' per dot, '-' or '.' for each horizontal line between dots) alternate with box rows ('|' or '.' "
+        "for each vertical line, and between them each box's owner A or B, or '.'). A box has an owner exactly "
+        "when its four sides are drawn. The seat to move is not free: it is '-' exactly when every line is "
+        "drawn, and otherwise follows from the board. Colour A draws the first line, a line that completes a "
+        "box lets the same colour draw again, any other line passes the turn: with D lines drawn and K boxes "
+        "owned, A is to move when D - K is even and B when it is odd (when a single line could have completed "
+        "two boxes, i.e. two neighbouring boxes have the same owner, either colour is accepted). Without the "
+        "pie rule seat 1 holds A. With the pie rule: pie=N (the setup's most lines, 1..the board's lines), "
+        "phase=setup|choice|play, colour=A|B (the colour to move, by the same count; '-' when no line remains), "
+        "seat1=A|B (the colour seat 1 holds; '-' in setup and choice, A or B in play). In setup seat 1 is to "
+        "move and fewer than N lines are drawn (and not every line), in choice seat 2 is to move and 1..N "
+        "lines are drawn, in play the seat holding the colour to move is to move. Start of 1x2 boxes: "
+        "'+.+.+/...../+.+.+ 1'; 2x2 boxes after a1-b1, b1-c1, a1-a2, b1-b2, a2-b2 (A's box a1, A to move "
+        "again): '+-+-+/|A|../+-+.+/...../+.+.+ 1'."
     )
     move_notation_help = (
         "A line by its two neighbouring dots (columns a.., rows 1.. from the top), e.g. 'a1-b1' (horizontal) or "
-        "'a1-a2' (vertical), either dot first; answered top/left dot first. Pie rule: 'stop' (seat 1 ends the "
-        "setup), 'keep' or 'swap' (seat 2's choice)."
+        "'a1-a2' (vertical), either dot first; answered top/left dot first. The line must not be drawn yet. "
+        "Pie rule: 'stop' (seat 1 ends the setup, once at least one line is drawn), 'keep' or 'swap' (seat 2's "
+        "choice after the setup)."
     )
 
     def start_position(self, options: Mapping[str, Any], seed: str) -> DotsAndBoxesPosition:

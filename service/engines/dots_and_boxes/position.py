@@ -353,7 +353,8 @@ class DotsAndBoxesPosition(Position):
         one, two = self.scores()
         winner = 1 if one > two else 2 if two > one else 0
         c1, c2 = self.seat_colour(1), self.seat_colour(2)
-        return Outcome(winner, "boxes", f"Seat 1 ({c1}) {plural(one, 'box')}, seat 2 ({c2}) {two}")
+        detail = f"Seat 1 ({c1}) {plural(one, 'box')}, seat 2 ({c2}) {two}"
+        return Outcome(winner, "boxes" if winner else "draw", detail)
 
     # --- search hooks -------------------------------------------------------------------------------
 

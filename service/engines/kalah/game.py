@@ -34,15 +34,19 @@ class KalahGame(Game):
         OptionSpec("first_seat", "int", 1, "The seat that moves first: 1 (South) or 2 (North).", 1, 2),
     )
     position_notation_help: ClassVar[str] = (
-        "Three fields separated by spaces: the board, the seat to move, seeds=K. The board is South's pits "
-        "1..N from South's left then South's store, '/', North's pits 1..N from North's left then North's "
-        "store (the sowing order from South's pit 1). The seat to move is 1 (South), 2 (North) or '-' once "
-        "the game is over. K is the seeds per pit at the start; the total must be 2 x N x K. "
-        "Start: '4,4,4,4,4,4,0/4,4,4,4,4,4,0 1 seeds=4'."
+        "Three fields separated by single spaces: the board, the seat to move, seeds=K. The board is South's "
+        "pits 1..N from South's left then South's store, '/', North's pits 1..N from North's left then North's "
+        "store (the sowing order from South's pit 1); counts are whole numbers without leading zeros, and both "
+        "sides have the same N, 1..12. The seat to move is 1 (South), 2 (North) or '-' once the game is over. "
+        "K (1..12) is the seeds per pit at the start; all pits and stores together must hold 2 x N x K. The "
+        "game is over exactly when every pit is empty (the last seeds were swept into the stores): then the "
+        "seat to move is '-', and one side empty while the other still holds seeds is not a position. "
+        "Start: '4,4,4,4,4,4,0/4,4,4,4,4,4,0 1 seeds=4'; after South's 3 and then 6: "
+        "'4,4,0,5,5,0,2/5,5,5,5,4,4,0 2 seeds=4'."
     )
     move_notation_help: ClassVar[str] = (
         "The pit to sow from, 1..N, counted from the mover's own left (pit N is next to the mover's store), "
-        "e.g. '3'. Events name holes S1..SN, N1..NN, S-store and N-store."
+        "e.g. '3'; the pit must hold seeds. Events name holes S1..SN, N1..NN, S-store and N-store."
     )
 
     def start_position(self, options: Mapping[str, Any], seed: str) -> KalahPosition:

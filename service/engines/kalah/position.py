@@ -277,7 +277,7 @@ class KalahPosition(Position):
             return None
         south, north = self.scores()
         winner = 1 if south > north else 2 if north > south else 0
-        return Outcome(winner, "seeds", f"South {south} seeds, North {north}")
+        return Outcome(winner, "seeds" if winner else "draw", f"South {south} seeds, North {north}")
 
     # --- search hooks -------------------------------------------------------------------------------
 

@@ -55,11 +55,18 @@ class PetakSawahGame(Game):
         OptionSpec("opener", "int", DEFAULT_OPENER, "The seat that moves first.", 1, 2),
     )
     position_notation_help: ClassVar[str] = (
-        "Rows top to bottom joined by '/', one character per cell from column a: '.' empty, '#' rock, '1' or "
-        "'2' taken by that seat; then the seat to move ('1', '2', or '-' once the game is over); then "
-        "'opener=N'. Example: '..#../.#.../...#./#...#/..... 1 opener=1'."
+        "Three fields separated by spaces: the rows top to bottom joined by '/', one character per cell from "
+        "column a: '.' empty, '#' rock, '1' or '2' taken by that seat; then the seat to move ('1', '2', or '-' "
+        "once the game is over); then 'opener=1' or 'opener=2', the seat that moved first. The board has 2..12 "
+        "rows of the same length, 2..12 cells. The cells that are not rocks (the cultivable cells) must number "
+        "at least 2 and be even, so both seats get the same number of turns. The opener holds as many cells as "
+        "the other seat or one more; the seat to move is the opener when both hold the same number, the other "
+        "seat when the opener holds one more, and '-' exactly when every cultivable cell is taken. Start: "
+        "'..#../.#.../...#./#...#/..... 1 opener=1'; after a1, e5, b1: '11#../.#.../...#./#...#/....2 2 opener=1'."
     )
-    move_notation_help: ClassVar[str] = "The cell to take: column letter and row number from the top, e.g. 'c2'."
+    move_notation_help: ClassVar[str] = (
+        "The cell to take: column letter and row number from the top, e.g. 'c2'. It must be empty and not a rock."
+    )
 
     def start_position(self, options: Mapping[str, Any], seed: str) -> PetakSawahPosition:
         """The start position; random rocks from ``seed`` unless ``rock_cells`` lists them."""

@@ -28,14 +28,19 @@ class ReversiGame(Game):
         OptionSpec("black_seat", "int", 1, "The seat that plays Black and moves first.", 1, 2),
     )
     position_notation_help: ClassVar[str] = (
-        "Three fields separated by spaces: the board rows from the top (row 1) down, joined by '/', each row "
-        "its squares from column a rightwards as B (Black), W (White) or . (empty); the seat to move (1 or 2, "
-        "- once the game is over); black=<seat>, the seat playing Black. Start of the 8x8 game: "
-        "......../......../......../...WB.../...BW.../......../......../........ 1 black=1"
+        "Three fields separated by single spaces: the board rows from the top (row 1) down, joined by '/', each "
+        "row its squares from column a rightwards as B (Black), W (White) or . (empty); the seat to move (1 or "
+        "2, - once the game is over); black=1 or black=2, the seat playing Black. The board is square, with an "
+        "even side from 4 to 16. A position is accepted only if the four centre squares are occupied, every "
+        "disc touches another (through the 8 neighbouring squares) so that all discs form one group, and the "
+        "seat to move is - exactly when neither seat has a placement (a seat to move without one must pass). "
+        "Start of the 8x8 game: ......../......../......../...WB.../...BW.../......../......../........ 1 "
+        "black=1; after d3 c5: ......../......../...B..../...BB.../..WWW.../......../......../........ 1 black=1"
     )
     move_notation_help: ClassVar[str] = (
         "A square as column letter and row number, columns a.. from the left and rows 1.. from the top (d3), "
-        "or 'pass' when the seat to move has no placement."
+        "in either case, or 'pass', legal only when the seat to move has no placement. A placement must be on "
+        "an empty square and bracket at least one line of opponent discs."
     )
 
     def start_position(self, options: Mapping[str, Any], seed: str) -> ReversiPosition:

@@ -290,7 +290,7 @@ class ReversiPosition(Position):
             return Outcome(black_seat, "discs", f"{counts}; Black wins.")
         if white > black:
             return Outcome(white_seat, "discs", f"{counts}; White wins.")
-        return Outcome(0, "discs", f"{counts}; a draw.")
+        return Outcome(0, "draw", f"{counts}; a draw.")
 
     def scores(self) -> tuple[int, int]:
         """Discs of seat 1 and of seat 2."""

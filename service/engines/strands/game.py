@@ -46,15 +46,26 @@ class StrandsGame(Game):
         ),
     )
     position_notation_help = (
-        "Four fields separated by spaces: the label rows top to bottom joined by '/' (digits 1..6), the stone "
-        "rows in the same shape ('.' empty, 'B' Black, 'W' White), the seat to move (1 Black, 2 White, '-' "
-        "once the board is full) and exact=0 or exact=1 (the exact_count rule). Rows are drawn pointy-top, "
-        "each offset by half a cell."
+        "Four fields separated by single spaces: the label rows top to bottom joined by '/' (digits 1..6), the "
+        "stone rows in the same shape ('.' empty, 'B' Black, 'W' White), the seat to move (1 Black, 2 White, "
+        "'-' once the board is full) and exact=0 or exact=1 (the exact_count rule). Rows are drawn pointy-top, "
+        "each offset by half a cell. A hexagonal board of side n (2..9) has 2n-1 rows of n, n+1, ..., 2n-1, "
+        "..., n+1, n cells (side 6: 6/7/8/9/10/11/10/9/8/7/6), and at least one cell labelled 2. Play: Black "
+        "opens by covering exactly one 2; then White and Black alternate, each turn covering 1..X empty cells "
+        "of one label X (with exact=1 exactly min(X, the empty cells labelled X)). So a position is accepted "
+        "only if: any stones on the board include a Black stone on a 2; the seat to move is '-' exactly when "
+        "the board is full, and 1 on the empty board; the stones split into such turns, Black having made one "
+        "turn more than White when White is to move and as many when Black is to move (a seat's stones on "
+        "label X take at least ceil(stones / X) turns and at most one turn per stone, Black's opening 2 "
+        "counted apart); with exact=1, each seat's stones on a label (Black's opening 2 apart) are a multiple "
+        "of X, except that once every cell of that label is covered one seat may hold the short remainder. "
+        "Example on a custom side-2 board after Black a1 and White a2,b1: '22/232/22 BW/W../.. 1 exact=0'."
     )
     move_notation_help = (
         "The covered cells joined by commas, e.g. 'e5,f6': row letter from the top (a, b, ...) and place in "
         "the row from the left (1, 2, ...); on the standard board the centre is f6. Any order is accepted; "
-        "the service answers in board order."
+        "the service answers in board order. The cells must be empty, distinct and of one label X, 1..X of "
+        "them (exactly min(X, the empty cells labelled X) with exact=1); Black's opening is exactly one 2."
     )
 
     def start_position(self, options: Mapping[str, Any], seed: str) -> StrandsPosition:

@@ -79,7 +79,11 @@ def checked_position(
             raise InvalidPosition("on the empty board Black (seat 1) is to move", fields["to_move"])
         return StrandsPosition(layout, 0, 0, to_move, exact_count)
     if not black & layout.label_masks[2]:
-        raise InvalidPosition("Black's opening stone lies on a 2, but Black has no stone on a 2", fields["black"])
+        raise InvalidPosition(
+            "Black has no stone on a 2, but Black's first turn covers one cell labelled 2, so every position "
+            "with stones on the board has a Black stone on a 2",
+            fields["black"],
+        )
     b_low, b_high, b_exact = _turn_range(layout, black, opener=True)
     w_low, w_high, w_exact = _turn_range(layout, white, opener=False)
     if exact_count:

@@ -1,0 +1,166 @@
+"""grpc-gateway's HTTP mapping where it is more than one JSON message each way: the query parameters of a GET
+rule, a ``google.api.HttpBody`` answer (RenderPosition's image), and a server stream (AnalyzePosition) as
+newline-delimited JSON or Server-Sent Events. Used by the gateway (``service/api/gateway.py``)."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import grpc
+from flask import Response, request
+from google.protobuf import descriptor, json_format
+from google.protobuf.message import Message
+from google.rpc import status_pb2
+from grpc_status import rpc_status
+
+from service.api import protojson
+from service.api.limits import MAX_QUERY_CHARS
+
+HTTP_BODY = "google.api.HttpBody"
+# An image is the same for the same request: caches may keep it a day, and revalidate it by its ETag after.
+IMAGE_CACHE_CONTROL = "public, max-age=86400"
+# An SVG opened on its own is a document: it may run nothing and load nothing.
+IMAGE_CSP = "default-src 'none'; style-src 'unsafe-inline'; sandbox"
+
+
+def status_of(error: grpc.RpcError) -> status_pb2.Status:
+    """The ``google.rpc.Status`` a failed call carries (or one made of its code and message)."""
+    status = rpc_status.from_call(error)  # type: ignore[arg-type]
+    if status is None:
+        status = status_pb2.Status(code=error.code().value[0], message=error.details() or "")  # type: ignore[attr-defined]
+    return status
+
+
+# --- query parameters, as grpc-gateway reads them -----------------------------------------------------------
+
+_FD = descriptor.FieldDescriptor
+_INTEGERS = frozenset(
+    {
+        _FD.TYPE_INT32,
+        _FD.TYPE_INT64,
+        _FD.TYPE_UINT32,
+        _FD.TYPE_UINT64,
+        _FD.TYPE_SINT32,
+        _FD.TYPE_SINT64,
+        _FD.TYPE_FIXED32,
+        _FD.TYPE_FIXED64,
+        _FD.TYPE_SFIXED32,
+        _FD.TYPE_SFIXED64,
+    }
+)
+
+
+class QueryError(ValueError):
+    """A query parameter that names no field of the request, or a value its field cannot hold."""
+
+    def __init__(self, field: str, message: str) -> None:
+        super().__init__(message)
+        self.field = field
+
+
+def _scalar(field: descriptor.FieldDescriptor, text: str, name: str) -> object:
+    if field.type == _FD.TYPE_STRING:
+        return text
+    if field.type == _FD.TYPE_BOOL:
+        if text.lower() in ("true", "1", ""):
+            return True
+        if text.lower() in ("false", "0"):
+            return False
+        raise QueryError(name, f"{name}: expected true or false, got {text[:40]!r}")
+    if field.type in _INTEGERS:
+        if not re.fullmatch(r"-?[0-9]{1,20}", text):
+            raise QueryError(name, f"{name}: expected an integer, got {text[:40]!r}")
+        return int(text)
+    if field.type in (_FD.TYPE_DOUBLE, _FD.TYPE_FLOAT):
+        try:
+            return float(text)
+        except ValueError:
+            raise QueryError(name, f"{name}: expected a number, got {text[:40]!r}") from None
+    if field.type == _FD.TYPE_ENUM:
+        value = field.enum_type.values_by_name.get(text)
+        if value is None:
+            raise QueryError(name, f"{name}: not one of {', '.join(field.enum_type.values_by_name)}")
+        return value.number
+    raise QueryError(name, f"{name}: this field cannot be given as a query parameter")
+
+
+def apply_query(message: Message, params: list[tuple[str, str]], bound: set[str]) -> None:
+    """Set the fields ``params`` name (dotted paths of proto or JSON names) on ``message``; a repeated field
+    takes each of its values in order. Fields bound from the path (``bound``) cannot be set again."""
+    for name, text in params:
+        if len(text) > MAX_QUERY_CHARS:
+            raise QueryError(name[:100], f"{name[:100]}: {len(text)} characters; at most {MAX_QUERY_CHARS} a parameter")
+        target: Message = message
+        parts = name.split(".")
+        for depth, part in enumerate(parts):
+            fields = target.DESCRIPTOR.fields_by_name
+            field = fields.get(part) or next((f for f in fields.values() if f.json_name == part), None)
+            path = ".".join(parts[: depth + 1])
+            if field is None or (depth == 0 and field.name in bound):
+                raise QueryError(name[:100], f"{name[:100]}: no such query parameter")
+            if depth < len(parts) - 1:
+                if field.type != _FD.TYPE_MESSAGE or field.is_repeated:
+                    raise QueryError(path, f"{path}: has no fields")
+                target = getattr(target, field.name)
+                continue
+            if field.type == _FD.TYPE_MESSAGE:
+                raise QueryError(path, f"{path}: give its fields, e.g. {path}.notation")
+            value = _scalar(field, text, path)
+            if field.is_repeated:
+                getattr(target, field.name).append(value)
+            else:
+                try:
+                    setattr(target, field.name, value)
+                except ValueError:  # out of the field's range
+                    raise QueryError(path, f"{path}: {text[:40]!r} is out of range") from None
+
+
+# --- answers that are not one JSON message -------------------------------------------------------------------
+
+
+def body_response(answer: Message) -> Response:
+    """A ``google.api.HttpBody`` answer: its bytes and content type, with an ETag (a digest of the bytes) and
+    cache headers; 304 when the client already holds those bytes."""
+    data: bytes = answer.data  # type: ignore[attr-defined]
+    etag = '"' + hashlib.sha256(data).hexdigest()[:32] + '"'
+    headers = {"ETag": etag, "Cache-Control": IMAGE_CACHE_CONTROL, "X-Content-Type-Options": "nosniff"}
+    if answer.content_type.startswith("image/svg"):  # type: ignore[attr-defined]
+        headers["Content-Security-Policy"] = IMAGE_CSP
+    held = [tag.strip() for tag in request.headers.get("If-None-Match", "").split(",")]
+    if etag in held or "*" in held:
+        return Response(status=304, headers=headers)
+    return Response(data, content_type=answer.content_type, headers=headers)  # type: ignore[attr-defined]
+
+
+def stream_response(answers: Any, error_response: Callable[[grpc.RpcError], Response]) -> Response:
+    """A server stream as newline-delimited JSON (grpc-gateway's framing: one ``{"result": ...}`` a line,
+    ``{"error": Status}`` if the call fails after it started), or as Server-Sent Events when the client accepts
+    them. A call that fails before its first message answers the usual error status instead. Closing the
+    response (the client left) cancels the call, which stops the search behind it."""
+    try:
+        first = next(answers, None)
+    except grpc.RpcError as error:
+        return error_response(error)
+    events = "text/event-stream" in request.headers.get("Accept", "")
+
+    def frame(kind: str, payload: dict[str, Any]) -> str:
+        text = json.dumps({kind: payload}, separators=(",", ":"))
+        return f"event: {kind}\ndata: {text}\n\n" if events else text + "\n"
+
+    def frames() -> Iterator[str]:
+        try:
+            if first is not None:
+                yield frame("result", protojson.to_dict(first))
+                for answer in answers:
+                    yield frame("result", protojson.to_dict(answer))
+        except grpc.RpcError as error:
+            yield frame("error", json_format.MessageToDict(status_of(error)))
+        finally:
+            answers.cancel()
+
+    mimetype = "text/event-stream" if events else "application/x-ndjson"
+    return Response(frames(), mimetype=mimetype, headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"})

@@ -1,0 +1,115 @@
+"""Reversi: the green board, its grid and discs, the four star points of an 8x8 board, the legal squares as
+dots, the last move's square outlined, arrows as numbered discs of the mover's colour."""
+
+from __future__ import annotations
+
+from service.render.grid import BUTTONS, CELL, FOOTER, coordinates, layout
+from service.render.svg import Svg, legal_dot, numbered_mark, word_buttons
+from service.render.view import View, cells_of
+
+
+def draw(view: View) -> str:
+    board: list[str] = list(view.fields["board"])
+    n = len(board)
+    black_seat = int(view.fields.get("black_seat") or 1)
+    names = ("Black", "White") if black_seat == 1 else ("White", "Black")
+    theme = view.theme
+    grid, width = layout(n, n, view.options.coordinates, view.options.flip)
+    edge = grid.top
+    words = [move for move in view.legal if move == "pass"]
+    height = 2 * edge + grid.height + FOOTER + (BUTTONS if words else 0)
+    svg = Svg(width, height, view.options.size, f"Reversi {n}x{n}: {view.status(names)}", theme)
+
+    svg.add(
+        "rect",
+        x=grid.left,
+        y=grid.top,
+        width=grid.width,
+        height=grid.height,
+        fill=theme.board,
+        stroke=theme.grid,
+        stroke_width=2.0,
+    )
+    for i in range(1, n):
+        svg.add(
+            "line",
+            x1=grid.x(i),
+            y1=grid.top,
+            x2=grid.x(i),
+            y2=grid.top + grid.height,
+            stroke=theme.grid,
+            stroke_width=1.2,
+        )
+        svg.add(
+            "line",
+            x1=grid.left,
+            y1=grid.y(i),
+            x2=grid.left + grid.width,
+            y2=grid.y(i),
+            stroke=theme.grid,
+            stroke_width=1.2,
+        )
+    if n == 8:
+        for col, row in ((2, 2), (6, 2), (2, 6), (6, 6)):
+            svg.add("circle", cx=grid.x(col), cy=grid.y(row), r=3.0, fill=theme.grid)
+    if view.options.coordinates:
+        coordinates(svg, grid)
+
+    last = view.options.last_move.strip().lower()
+    if last and last != "pass":
+        for col, row in cells_of(last, "last_move", lambda c, r: c < n and r < n):
+            x, y = grid.corner(col, row)
+            svg.add(
+                "rect",
+                x=x + 1.5,
+                y=y + 1.5,
+                width=CELL - 3,
+                height=CELL - 3,
+                fill="none",
+                stroke=theme.highlight,
+                stroke_width=3.0,
+                class_="last-move",
+            )
+
+    for row, text in enumerate(board):
+        for col, ch in enumerate(text):
+            if ch not in "BW":
+                continue
+            x, y = grid.centre(col, row)
+            disc = theme.black if ch == "B" else theme.white
+            svg.add(
+                "circle",
+                cx=x,
+                cy=y,
+                r=CELL * 0.42,
+                fill=disc,
+                stroke=theme.stone_edge,
+                stroke_width=1.2,
+                class_="disc black" if ch == "B" else "disc white",
+                data_cell=f"{chr(97 + col)}{row + 1}",
+            )
+
+    for move in view.legal:
+        if move == "pass":
+            continue
+        col, row = cells_of(move, "move", lambda c, r: True)[0]
+        x, y = grid.corner(col, row)
+        svg.open("g", class_="move legal", data_move=move)
+        svg.add("rect", x=x, y=y, width=CELL, height=CELL, fill="#000000", fill_opacity="0")
+        legal_dot(svg, x + CELL / 2, y + CELL / 2, CELL * 0.13)
+        svg.close("g")
+
+    for step in view.steps:
+        if step.notation == "pass":
+            continue
+        col, row = cells_of(step.notation, "arrows", lambda c, r: True)[0]
+        x, y = grid.centre(col, row)
+        black = step.seat == black_seat
+        numbered_mark(
+            svg, x, y, CELL * 0.3, step.number, theme.black if black else theme.white, "#ffffff" if black else "#000000"
+        )
+
+    bottom = grid.top + grid.height + edge
+    word_buttons(svg, words, bottom + BUTTONS / 2, BUTTONS * 0.75)
+    svg.caption(height - FOOTER / 2, view.status(names), 14.0, class_="status")
+    return svg.to_text()
