@@ -17,8 +17,8 @@
 
 Everything is seeded (``seed``) and done in a fixed order on one core, so a configuration reproduces its file
 bit for bit on a machine (the header records the configuration; floating point may differ across CPUs).
-Measured on the development machine (2 shared cores): ``small`` about 3 minutes; ``full`` is sized for a
-few hours (see the README).
+Measured on the development machine (2 cores shared with other work, one used): ``small`` 150-380 s,
+``medium`` (the shipped weights) 887 s; ``full`` is estimated from those at 1-2 hours (not run yet).
 """
 
 from __future__ import annotations
@@ -78,9 +78,8 @@ class Config:
 CONFIGS = {
     # For the tests: seconds, exact labels within the pure-Python solver's reach.
     "tiny": Config("tiny", games=40, per_stage=60, exact_empties=8, search_depth=1, ridge=4.0),
-    # Measured on the development machine (2 cores shared with other work, one used): small ~6 minutes,
-    # medium ~40; full is sized for about 3 hours (labelling dominates: a 16-empty solve ~50 ms, a depth-3
-    # search ~15 ms).
+    # Labelling dominates: medium spent 470 of its 887 s on the exact solves of stage 2 (up to 16 empties);
+    # full triples the positions and searches a ply deeper: an estimated 1-2 hours.
     "small": Config("small", games=1500, per_stage=4000, exact_empties=14, search_depth=2, ridge=8.0),
     "medium": Config("medium", games=8000, per_stage=20_000, exact_empties=16, search_depth=2, ridge=8.0),
     "full": Config("full", games=40_000, per_stage=60_000, exact_empties=16, search_depth=3, ridge=8.0),
