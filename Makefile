@@ -43,7 +43,7 @@ GO_EXAMPLE := build/gamerules-example-go
 GO_ENV := GO111MODULE=off GOFLAGS= GOPATH=$(CURDIR)/build/gopath:/usr/share/gocode GOCACHE=$(CURDIR)/build/gocache
 
 .PHONY: install browser proto run test lint format typecheck bench lock check-pythons clean examples release-contract tools stubs \
-	client-examples node-example go-example
+	client-examples node-example go-example train-reversi
 
 install: $(INSTALLED) $(GENERATED) $(NATIVE) $(ENGINE) $(WHEELS) browser
 
@@ -176,6 +176,13 @@ format: install
 
 bench: install
 	$(PY) -m bench
+
+# Fit Reversi's pattern weights (service/learn/reversi.py) into the package's data file, the one the service
+# loads: CONFIG=small takes minutes, CONFIG=full (the default) a few hours on 2 cores. Seeded: a configuration
+# reproduces its file bit for bit.
+CONFIG ?= full
+train-reversi: install
+	$(PY) -m service.learn.reversi --config $(CONFIG)
 
 # Record the OpenAPI document's examples again (service/api/examples.json) from real answers.
 examples: install

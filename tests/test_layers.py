@@ -27,6 +27,7 @@ LAYERS = {
     "service.api": 3,
     "service.render": 3,
     "service.run": 3,
+    "service.learn": 3,
 }
 MAY_IMPORT = {
     "service.core": {"service.core"},
@@ -34,6 +35,15 @@ MAY_IMPORT = {
     "service.search": {"service.core", "service.search"},
     "service.native": {"service.core", "service.native"},
     "service.levels": {"service.core", "service.engines", "service.search", "service.native", "service.levels"},
+    # Offline training drives everything below the transport, and nothing imports it.
+    "service.learn": {
+        "service.core",
+        "service.engines",
+        "service.search",
+        "service.native",
+        "service.levels",
+        "service.learn",
+    },
 }
 # Third-party packages only the transport may use: the engines, the search and the levels know no gRPC,
 # protobuf or HTTP.

@@ -19,9 +19,9 @@ PAGES = ["README.md", "api.md", "compatibility.md", *(f"games/{game}.md" for gam
 SHIPPED = ("service", "proto", "clients", "docs")
 OUTSIDE = re.compile(r"rules\.md|shared/spec")
 # Generated or installed, never written here (generated code, the Node example's packages and build), and
-# binary files (native kernels, the released contract images).
+# binary files (native kernels, the released contract images, Reversi's compressed pattern weights).
 BUILT = {"gen", "node_modules", "dist"}
-BINARY = (".so", ".binpb")
+BINARY = (".so", ".binpb", ".gz")
 LINK = re.compile(r"\]\(([^)\s#]+)(?:#[^)]*)?\)")
 
 

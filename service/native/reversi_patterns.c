@@ -1,0 +1,113 @@
+/* Pattern evaluation of 8x8 Reversi: the native twin of ``service/engines/reversi/patterns.py``.
+ *
+ * The sum of a weights table's entries over the 47 pattern instances of a position (edges with their
+ * X-squares, corner 3x3 and 2x5 blocks, rows 2 to 4, the diagonals of 8 to 4 squares, and a bias), in the
+ * table of the position's stage (its number of empty squares in buckets of STAGE_WIDTH): the learned estimate
+ * of the final disc margin for the seat to move, in 1/SCALE discs (patterns.py's docstring has the layout).
+ * The Python ``pattern_sum`` is the reference this file is tested against (tests/games/test_reversi_patterns.py)
+ * and the fallback when it is not built; the native search calls ``gr_reversi_pattern_sum`` at its leaves.
+ *
+ * Boards are bitboards numbered as the engine's (service/engines/reversi/bitboards.py): bit ``row * 8 + col``,
+ * a1 = bit 0. ``me`` holds the discs of the seat to move, ``opp`` the other seat's. A pattern's index is
+ * ``sum(digit(square_k) * 3^k)``, digit 0 empty, 1 ``me``, 2 ``opp``. INSTANCES is the list patterns.py builds
+ * (``INSTANCES``: each family at every place the board's symmetries take it), written out: the twin test fails
+ * if the two ever differ. Portable C99, no library, no state: reentrant.
+ */
+
+#include <stdint.h>
+
+#define STAGE_WIDTH 6     /* empty squares per stage (patterns.STAGE_WIDTH) */
+#define STAGES 10         /* patterns.STAGES */
+#define STAGE_SIZE 167266 /* weights per stage (patterns.STAGE_SIZE) */
+#define INSTANCE_COUNT 47
+#define MAX_SQUARES 10
+
+typedef struct {
+    int32_t offset; /* the family's table within a stage */
+    int32_t count;  /* its squares */
+    int8_t squares[MAX_SQUARES];
+} Instance;
+
+static const Instance INSTANCES[INSTANCE_COUNT] = {
+    {0, 10, {0, 1, 2, 3, 4, 5, 6, 7, 9, 14}},
+    {0, 10, {56, 57, 58, 59, 60, 61, 62, 63, 49, 54}},
+    {0, 10, {0, 8, 16, 24, 32, 40, 48, 56, 9, 49}},
+    {0, 10, {7, 15, 23, 31, 39, 47, 55, 63, 14, 54}},
+    {59049, 9, {0, 1, 2, 8, 9, 10, 16, 17, 18}},
+    {59049, 9, {7, 6, 5, 15, 14, 13, 23, 22, 21}},
+    {59049, 9, {56, 57, 58, 48, 49, 50, 40, 41, 42}},
+    {59049, 9, {63, 62, 61, 55, 54, 53, 47, 46, 45}},
+    {78732, 10, {0, 1, 2, 3, 4, 8, 9, 10, 11, 12}},
+    {78732, 10, {7, 6, 5, 4, 3, 15, 14, 13, 12, 11}},
+    {78732, 10, {56, 57, 58, 59, 60, 48, 49, 50, 51, 52}},
+    {78732, 10, {63, 62, 61, 60, 59, 55, 54, 53, 52, 51}},
+    {78732, 10, {0, 8, 16, 24, 32, 1, 9, 17, 25, 33}},
+    {78732, 10, {7, 15, 23, 31, 39, 6, 14, 22, 30, 38}},
+    {78732, 10, {56, 48, 40, 32, 24, 57, 49, 41, 33, 25}},
+    {78732, 10, {63, 55, 47, 39, 31, 62, 54, 46, 38, 30}},
+    {137781, 8, {8, 9, 10, 11, 12, 13, 14, 15}},
+    {137781, 8, {48, 49, 50, 51, 52, 53, 54, 55}},
+    {137781, 8, {1, 9, 17, 25, 33, 41, 49, 57}},
+    {137781, 8, {6, 14, 22, 30, 38, 46, 54, 62}},
+    {144342, 8, {16, 17, 18, 19, 20, 21, 22, 23}},
+    {144342, 8, {40, 41, 42, 43, 44, 45, 46, 47}},
+    {144342, 8, {2, 10, 18, 26, 34, 42, 50, 58}},
+    {144342, 8, {5, 13, 21, 29, 37, 45, 53, 61}},
+    {150903, 8, {24, 25, 26, 27, 28, 29, 30, 31}},
+    {150903, 8, {32, 33, 34, 35, 36, 37, 38, 39}},
+    {150903, 8, {3, 11, 19, 27, 35, 43, 51, 59}},
+    {150903, 8, {4, 12, 20, 28, 36, 44, 52, 60}},
+    {157464, 8, {0, 9, 18, 27, 36, 45, 54, 63}},
+    {157464, 8, {7, 14, 21, 28, 35, 42, 49, 56}},
+    {164025, 7, {1, 10, 19, 28, 37, 46, 55}},
+    {164025, 7, {6, 13, 20, 27, 34, 41, 48}},
+    {164025, 7, {57, 50, 43, 36, 29, 22, 15}},
+    {164025, 7, {62, 53, 44, 35, 26, 17, 8}},
+    {166212, 6, {2, 11, 20, 29, 38, 47}},
+    {166212, 6, {5, 12, 19, 26, 33, 40}},
+    {166212, 6, {58, 51, 44, 37, 30, 23}},
+    {166212, 6, {61, 52, 43, 34, 25, 16}},
+    {166941, 5, {3, 12, 21, 30, 39}},
+    {166941, 5, {4, 11, 18, 25, 32}},
+    {166941, 5, {59, 52, 45, 38, 31}},
+    {166941, 5, {60, 51, 42, 33, 24}},
+    {167184, 4, {4, 13, 22, 31}},
+    {167184, 4, {3, 10, 17, 24}},
+    {167184, 4, {60, 53, 46, 39}},
+    {167184, 4, {59, 50, 41, 32}},
+    {167265, 0, {0}},
+};
+
+static int count(uint64_t x) {
+#if defined(__GNUC__) || defined(__clang__)
+    return __builtin_popcountll(x);
+#else
+    int n = 0;
+    while (x) {
+        x &= x - 1;
+        n++;
+    }
+    return n;
+#endif
+}
+
+/* The weights' sum for ``me`` to move; ``weights`` is the whole table (STAGES * STAGE_SIZE int16). */
+int32_t gr_reversi_pattern_sum(uint64_t me, uint64_t opp, const int16_t *weights) {
+    int empties = 64 - count(me | opp);
+    int stage = empties / STAGE_WIDTH;
+    const int16_t *table;
+    int32_t total = 0;
+    int i, k;
+    if (stage > STAGES - 1) stage = STAGES - 1;
+    table = weights + (int64_t)stage * STAGE_SIZE;
+    for (i = 0; i < INSTANCE_COUNT; i++) {
+        const Instance *p = &INSTANCES[i];
+        int32_t index = 0;
+        for (k = p->count - 1; k >= 0; k--) {
+            int s = p->squares[k];
+            index = index * 3 + (int32_t)((me >> s) & 1) + 2 * (int32_t)((opp >> s) & 1);
+        }
+        total += table[p->offset + index];
+    }
+    return total;
+}

@@ -1,0 +1,17 @@
+"""``bench/learned_eval.py`` runs its three parts and prints each against its target."""
+
+from __future__ import annotations
+
+from bench import learned_eval
+from service.levels.reversi_endgame import native_solver
+
+
+def test_the_learned_evaluation_benchmark_runs(capsys) -> None:
+    assert learned_eval.main(["--quick"]) == 0
+    out = capsys.readouterr().out
+    if native_solver() is None:
+        assert "accuracy: skipped" in out
+    else:
+        assert "mean absolute error learned" in out and "(target <= 0.5)" in out
+    assert "learned vs hand-written evaluation" in out and "(target >= 85%)" in out
+    assert "nodes/CPU s" in out and "(target >= 0.6)" in out
