@@ -167,7 +167,7 @@ client-examples: install
 		echo "the examples were not built: no $$missing(Node 20 with npm)" > build/examples.skip; \
 	elif ! tools=$$($(MAKE) --no-print-directory tools); then \
 		echo "the examples were not built: $$(echo "$$tools" | tail -n 1)" > build/examples.skip; \
-	else { [ -z "$$tools" ] || echo "$$tools"; } && $(MAKE) --no-print-directory node-example go-example; fi; \
+	else { [ -z "$$tools" ] || echo "$$tools"; } && $(MAKE) --no-print-directory node-example go-example || exit 1; fi; \
 	! test -e build/examples.skip || cat build/examples.skip
 
 format: install

@@ -282,26 +282,8 @@ def _instrument(app: Flask) -> None:
 # --- the app ---------------------------------------------------------------------------------------
 
 
-def create_app(backend: str | None = None, timeout_s: float | None = None) -> Flask:
-    """The gateway app forwarding to the gRPC server at ``backend``."""
-    backend = backend or environment.env("GAMERULES_GRPC_TARGET", environment.DEFAULT_GRPC_TARGET)
-    default_timeout = timeout_s or float(os.environ.get("GAMERULES_GATEWAY_TIMEOUT_S", "30"))
-    max_body = int(os.environ.get("GAMERULES_GATEWAY_MAX_BODY_BYTES") or MAX_BODY_BYTES)
-    api_keys = auth.load()
-    connections = max(1, int(environment.env("GAMERULES_GRPC_TARGET_CONNECTIONS") or BACKEND_CONNECTIONS))
-    channels = [_backend_channel(backend, index) for index in range(connections)]
-    backends = Backends(channels)
-    searches = _search_share(int(os.environ.get("GAMERULES_GATEWAY_THREADS") or 0))
-    metrics.record_process_metrics()  # this worker's process_* series (multi-process mode only)
-    routes = backends.routes[0]
-    health_stub = health_pb2_grpc.HealthStub(channels[0])
-
-    # The playground's files are the app's static files, under /playground/.
-    app = Flask(__name__, static_folder=PLAYGROUND, static_url_path="/playground")
-    app.config["MAX_CONTENT_LENGTH"] = max_body
-    _instrument(app)
-    install_cors(app, origins_from_env())  # GAMERULES_CORS_ORIGINS; none: no CORS headers (preflights first)
-    app.add_url_rule("/openapi.json", "openapi", lambda: serve_openapi(bool(api_keys)))
+def _add_fixed_routes(app: Flask, health_stub: health_pb2_grpc.HealthStub) -> None:
+    """The routes that are not the API's: the playground, liveness, readiness and metrics."""
 
     @app.get("/")
     def playground() -> Response:
@@ -327,6 +309,54 @@ def create_app(backend: str | None = None, timeout_s: float | None = None) -> Fl
         serving = answer.status == health_pb2.HealthCheckResponse.SERVING
         body = json.dumps({"status": "ready" if serving else "not serving"})
         return Response(body, 200 if serving else 503, mimetype="application/json")
+
+
+def _parse_body(raw: bytes, route: Route, message: Any) -> Response | None:
+    """Fill ``message`` from the JSON body ``raw`` (proto3 JSON, strictly); the error answer if it is not."""
+    if not raw.strip():
+        return None
+    try:
+        body = json.loads(raw)
+    except (ValueError, UnicodeDecodeError) as error:
+        return error_response(code_pb2.INVALID_ARGUMENT, f"body: not valid JSON ({error})", "INVALID_JSON", "body")
+    except RecursionError:
+        return error_response(code_pb2.INVALID_ARGUMENT, "body: JSON nested too deeply", "INVALID_JSON", "body")
+    if not isinstance(body, dict):
+        return error_response(code_pb2.INVALID_ARGUMENT, "body: must be a JSON object", "INVALID_JSON", "body")
+    strict = strict_json_error(body, route.method.input_type)
+    if strict is not None:
+        field, text = strict
+        return error_response(code_pb2.INVALID_ARGUMENT, f"{field}: {text}", "INVALID_JSON", field)
+    try:
+        json_format.ParseDict(body, message)
+    except (json_format.ParseError, ValueError, TypeError, RecursionError) as error:
+        field = parse_error_field(str(error)) or "body"
+        text = str(error).splitlines()[0][:300]
+        return error_response(code_pb2.INVALID_ARGUMENT, f"{field}: {text}", "INVALID_JSON", field)
+    return None
+
+
+def create_app(backend: str | None = None, timeout_s: float | None = None) -> Flask:
+    """The gateway app forwarding to the gRPC server at ``backend``."""
+    backend = backend or environment.env("GAMERULES_GRPC_TARGET", environment.DEFAULT_GRPC_TARGET)
+    default_timeout = timeout_s or float(os.environ.get("GAMERULES_GATEWAY_TIMEOUT_S", "30"))
+    max_body = int(os.environ.get("GAMERULES_GATEWAY_MAX_BODY_BYTES") or MAX_BODY_BYTES)
+    api_keys = auth.load()
+    connections = max(1, int(environment.env("GAMERULES_GRPC_TARGET_CONNECTIONS") or BACKEND_CONNECTIONS))
+    channels = [_backend_channel(backend, index) for index in range(connections)]
+    backends = Backends(channels)
+    searches = _search_share(int(os.environ.get("GAMERULES_GATEWAY_THREADS") or 0))
+    metrics.record_process_metrics()  # this worker's process_* series (multi-process mode only)
+    routes = backends.routes[0]
+
+    # The playground's files are the app's static files, under /playground/.
+    app = Flask(__name__, static_folder=PLAYGROUND, static_url_path="/playground")
+    app.config["MAX_CONTENT_LENGTH"] = max_body
+    _instrument(app)
+    install_cors(app, origins_from_env())  # GAMERULES_CORS_ORIGINS; none: no CORS headers (preflights first)
+    app.add_url_rule("/openapi.json", "openapi", lambda: serve_openapi(bool(api_keys)))
+
+    _add_fixed_routes(app, health_pb2_grpc.HealthStub(channels[0]))
 
     @app.before_request
     def options_not_allowed() -> Response | None:
@@ -375,31 +405,9 @@ def create_app(backend: str | None = None, timeout_s: float | None = None) -> Fl
             raw = _read_body(max_body)
             if raw is None:
                 return too_large(None)
-            if raw.strip():
-                try:
-                    body = json.loads(raw)
-                except (ValueError, UnicodeDecodeError) as error:
-                    return error_response(
-                        code_pb2.INVALID_ARGUMENT, f"body: not valid JSON ({error})", "INVALID_JSON", "body"
-                    )
-                except RecursionError:
-                    return error_response(
-                        code_pb2.INVALID_ARGUMENT, "body: JSON nested too deeply", "INVALID_JSON", "body"
-                    )
-                if not isinstance(body, dict):
-                    return error_response(
-                        code_pb2.INVALID_ARGUMENT, "body: must be a JSON object", "INVALID_JSON", "body"
-                    )
-                strict = strict_json_error(body, route.method.input_type)
-                if strict is not None:
-                    field, text = strict
-                    return error_response(code_pb2.INVALID_ARGUMENT, f"{field}: {text}", "INVALID_JSON", field)
-                try:
-                    json_format.ParseDict(body, message)
-                except (json_format.ParseError, ValueError, TypeError, RecursionError) as error:
-                    field = parse_error_field(str(error)) or "body"
-                    text = str(error).splitlines()[0][:300]
-                    return error_response(code_pb2.INVALID_ARGUMENT, f"{field}: {text}", "INVALID_JSON", field)
+            refused = _parse_body(raw, route, message)
+            if refused is not None:
+                return refused
         for name, value in path_params.items():
             setattr(message, name.replace("__", "."), value)
         timeout = _timeout(default_timeout)

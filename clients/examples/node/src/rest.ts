@@ -7,7 +7,12 @@ export type Status = Schemas["google.rpc.Status"];
 /** The game ids the document lists (the path parameter of every game's route). */
 export type GameId = paths["/v1/games/{game}:newGame"]["post"]["parameters"]["path"]["game"];
 
-type PostPath = { [P in keyof paths]: paths[P] extends { post: object } ? P : never }[keyof paths];
+// The POST routes that answer JSON (the streamed analysis answers NDJSON or Server-Sent Events instead).
+type PostPath = {
+  [P in keyof paths]: paths[P] extends { post: { responses: { 200: { content: { "application/json": unknown } } } } }
+    ? P
+    : never;
+}[keyof paths];
 type Post<P extends PostPath> = paths[P]["post"];
 type Body<P extends PostPath> = NonNullable<Post<P>["requestBody"]>["content"]["application/json"];
 type Answer<P extends PostPath> = Post<P>["responses"][200]["content"]["application/json"];
