@@ -338,6 +338,7 @@ def _parse_body(raw: bytes, route: Route, message: Any) -> Response | None:
 
 def create_app(backend: str | None = None, timeout_s: float | None = None) -> Flask:
     """The gateway app forwarding to the gRPC server at ``backend``."""
+    # The API's routes are closures over this app's configuration (backends, limits, keys): one factory.
     backend = backend or environment.env("GAMERULES_GRPC_TARGET", environment.DEFAULT_GRPC_TARGET)
     default_timeout = timeout_s or float(os.environ.get("GAMERULES_GATEWAY_TIMEOUT_S", "30"))
     max_body = int(os.environ.get("GAMERULES_GATEWAY_MAX_BODY_BYTES") or MAX_BODY_BYTES)

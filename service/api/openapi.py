@@ -541,6 +541,7 @@ def _with_examples(operation: dict[str, Any], method: str, path_fields: list[str
 def openapi_document(api_keys: bool = False) -> dict[str, Any]:
     """The OpenAPI 3.1 document of every HTTP rule of the GameRules service. With ``api_keys`` (the gateway
     checks keys) every operation needs one; without, a key is optional."""
+    # The document's sections in the order OpenAPI lists them: longer than most functions, read as one.
     comments = _comments()
     rules = [(m, m.GetOptions().Extensions[annotations_pb2.http]) for m in SERVICE.methods]
     rules = [(m, rule) for m, rule in rules if rule.WhichOneof("pattern") not in (None, "custom")]

@@ -315,6 +315,7 @@ def _env(name: str, default: str) -> str:
 def parse_args(argv: Sequence[str] | None = None) -> ServerConfig:
     """The configuration from flags, each defaulting to its environment variable, then to a built-in value
     (the README's configuration table lists them)."""
+    # A flat table of flags, one line each: longer than most functions, and clearer whole than split.
     parser = argparse.ArgumentParser(description="The gamerules gRPC server.")
     add = parser.add_argument
     add("--host", default=_env("GAMERULES_HOST", environment.DEFAULT_HOST), help="address to listen on")

@@ -40,6 +40,8 @@ def _pie_line(fields: dict[str, object]) -> str:
 
 
 def draw(view: View) -> str:
+    # One function, top to bottom in the order the layers are painted (board, pieces, last move, legal
+    # moves, arrows, caption): the layers share the board's geometry, and split apart they would pass it round.
     fields = view.fields
     rows, cols = int(fields["rows"]), int(fields["cols"])
     theme = view.theme

@@ -20,6 +20,8 @@ _SIDE = {"S": 1, "N": 2}
 
 
 def draw(view: View) -> str:
+    # One function, top to bottom in the order the layers are painted (board, pieces, last move, legal
+    # moves, arrows, caption): the layers share the board's geometry, and split apart they would pass it round.
     fields = view.fields
     n = int(fields["pits_per_side"])
     pits = [int(p) for p in fields["pits"]]

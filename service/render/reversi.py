@@ -9,6 +9,8 @@ from service.render.view import View, cells_of
 
 
 def draw(view: View) -> str:
+    # One function, top to bottom in the order the layers are painted (board, pieces, last move, legal
+    # moves, arrows, caption): the layers share the board's geometry, and split apart they would pass it round.
     board: list[str] = list(view.fields["board"])
     n = len(board)
     black_seat = int(view.fields.get("black_seat") or 1)

@@ -26,6 +26,8 @@ def _hexagon(x: float, y: float, radius: float) -> str:
 
 
 def draw(view: View) -> str:
+    # One function, top to bottom in the order the layers are painted (board, pieces, last move, legal
+    # moves, arrows, caption): the layers share the board's geometry, and split apart they would pass it round.
     fields = view.fields
     rows = str(fields["labels"]).split("/")
     longest = max(len(row) for row in rows)
