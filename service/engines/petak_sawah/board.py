@@ -6,6 +6,7 @@ import hashlib
 import re
 from typing import Any
 
+from service.core.bits import set_bits
 from service.core.seeds import Sha256Stream
 
 MIN_SIDE = 2
@@ -101,12 +102,7 @@ class Board:
 
     def cell_names(self, mask: int) -> list[str]:
         """The names of the cells of ``mask`` in board order."""
-        names = []
-        while mask:
-            low = mask & -mask
-            names.append(self.names[low.bit_length() - 1])
-            mask ^= low
-        return names
+        return [self.names[cell] for cell in set_bits(mask)]
 
     def parse_cell(self, text: Any) -> int:
         """The index of a cell name on this board, or -1 when it is not one (caller raises)."""

@@ -24,6 +24,7 @@ import hashlib
 from collections.abc import Callable, Iterator
 from functools import lru_cache
 
+from service.core.bits import set_bits
 from service.core.errors import RulesError
 from service.core.seeds import Sha256Stream
 
@@ -201,12 +202,7 @@ class Layout:
 
     def cell_names(self, mask: int) -> list[str]:
         """The names of the cells of ``mask`` in board order."""
-        names = []
-        while mask:
-            low = mask & -mask
-            names.append(self.names[low.bit_length() - 1])
-            mask ^= low
-        return names
+        return [self.names[cell] for cell in set_bits(mask)]
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, Layout) and self.rows == other.rows
