@@ -34,6 +34,7 @@ MAY_IMPORT = {
     "service.engines": {"service.core", "service.engines"},
     "service.search": {"service.core", "service.search"},
     "service.native": {"service.core", "service.native"},
+    "service.render": {"service.core", "service.render"},
     "service.levels": {"service.core", "service.engines", "service.search", "service.native", "service.levels"},
     # Offline training drives everything below the transport, and nothing imports it.
     "service.learn": {
