@@ -53,7 +53,9 @@ SPEED_GOAL = 100.0
 # Time limits are wall-clock but the goals are CPU seconds of one core: on a busy machine a search gets less
 # than a core, so its wall-clock limit is this many times its CPU goal (the CPU time is what is reported).
 WALL_SLACK = 6
-SOLVE_LEAD = 8  # heuristic iterations before the proof: their table moves order the proof (measured on #40, #42)
+# Heuristic iterations before the proof: their table moves order the proof. Compare other leads on the same
+# positions with ``python -m bench.native --solve-lead N`` (the proofs print their nodes and CPU seconds).
+SOLVE_LEAD = 8
 
 
 def ffo(number: int) -> Any:
@@ -66,15 +68,18 @@ def mark(met: bool) -> str:
     return "met" if met else "MISSED"
 
 
-def prove(numbers: list[int]) -> bool:
-    print(f"Reversi FFO proofs (goal: each proved within {PROVE_GOAL_S:.0f} CPU s of one core)")
+def prove(numbers: list[int], solve_lead: int = SOLVE_LEAD) -> bool:
+    print(
+        f"Reversi FFO proofs (goal: each proved within {PROVE_GOAL_S:.0f} CPU s of one core; "
+        f"{solve_lead} heuristic iterations first)"
+    )
     ok = True
     wrong = False
     for number in numbers:
         position = ffo(number)
         _, _, value, best = FFO[number]
         began = time.process_time()
-        result = native.search(position, Limits(), solve=True, solve_lead=SOLVE_LEAD)
+        result = native.search(position, Limits(), solve=True, solve_lead=solve_lead)
         cpu = time.process_time() - began
         assert result is not None
         move = position.move_notation(result.move)
@@ -212,11 +217,14 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--quick", action="store_true", help="FFO #40 proof, 3 positions at 1 s, 3 speed positions")
     parser.add_argument("--long", action="store_true", help="also try Kalah(6,4) (the stretch goal: 10 minutes)")
+    parser.add_argument(
+        "--solve-lead", type=int, default=SOLVE_LEAD, help=f"heuristic iterations before each FFO proof ({SOLVE_LEAD})"
+    )
     args = parser.parse_args()
     if not native.available("reversi"):
         print("the native search engine is not built (make install) or GAMERULES_NO_NATIVE is set: nothing to measure")
         return 0
-    ok = prove([40] if args.quick else [40, 41, 42, 43, 44])
+    ok = prove([40] if args.quick else [40, 41, 42, 43, 44], args.solve_lead)
     rates = speed(3 if args.quick else 10)
     best_at_one_second([40, 41, 42] if args.quick else list(range(40, 50)), rates)
     kalah_proof(3, 10.0, 2)

@@ -38,8 +38,12 @@ def main() -> int:
     parser = argparse.ArgumentParser(description="Start the gamerules gRPC server and REST gateway.")
     env = environment.env
     parser.add_argument("--host", default=env("GAMERULES_HOST", environment.DEFAULT_HOST))
-    parser.add_argument("--grpc-port", type=int, default=int(env("GAMERULES_GRPC_PORT", "50051")))
-    parser.add_argument("--http-port", type=int, default=int(env("GAMERULES_HTTP_PORT", "8080")))
+    parser.add_argument(
+        "--grpc-port", type=int, default=int(env("GAMERULES_GRPC_PORT", str(environment.DEFAULT_GRPC_PORT)))
+    )
+    parser.add_argument(
+        "--http-port", type=int, default=int(env("GAMERULES_HTTP_PORT", str(environment.DEFAULT_HTTP_PORT)))
+    )
     parser.add_argument(
         "--metrics-port", type=int, default=int(env("GAMERULES_METRICS_PORT", "9464")), help="the server's; 0: none"
     )

@@ -138,16 +138,7 @@ class ObservingInterceptor(grpc.ServerInterceptor):
                 yield from behaviour(request, context)
                 failed = False
             finally:
-                call = Call(
-                    service,
-                    method,
-                    game_of(request),
-                    final_code(context, failed),
-                    time.perf_counter() - began,
-                    _request_id(context),
-                )
-                for observer in observers:
-                    observer.finished(call)
+                _finished(observers, service, method, request, context, failed, began)
 
         return observed
 
@@ -167,18 +158,25 @@ class ObservingInterceptor(grpc.ServerInterceptor):
                 failed = False
                 return response
             finally:
-                call = Call(
-                    service,
-                    method,
-                    game_of(request),
-                    final_code(context, failed),
-                    time.perf_counter() - began,
-                    _request_id(context),
-                )
-                for observer in observers:
-                    observer.finished(call)
+                _finished(observers, service, method, request, context, failed, began)
 
         return observed
+
+
+def _finished(
+    observers: Sequence[CallObserver],
+    service: str,
+    method: str,
+    request: Any,
+    context: grpc.ServicerContext,
+    failed: bool,
+    began: float,
+) -> None:
+    """Tell the observers how a call ended (unary or streaming alike)."""
+    seconds = time.perf_counter() - began
+    call = Call(service, method, game_of(request), final_code(context, failed), seconds, _request_id(context))
+    for observer in observers:
+        observer.finished(call)
 
 
 def _worker() -> tuple[tuple[str, str]]:

@@ -156,10 +156,6 @@ def encode_game(game: Game, levels: GameLevels) -> pb.Game:
     return message
 
 
-def _snake(name: str) -> str:
-    return "".join("_" + c.lower() if c.isupper() else c for c in name)
-
-
 def decode_options(game: Game, options: struct_pb2.Struct, field: str = "options") -> dict[str, Any]:
     """The caller's options, by their JSON names (camelCase or snake_case), checked against the game's specs
     (``Game.checked_options``: names, types, ranges, choices); missing ones take their defaults. How options

@@ -30,6 +30,7 @@ that accepts ``text/event-stream`` (``service/api/mapping.py``). A client that d
 from __future__ import annotations
 
 import contextlib
+import functools
 import itertools
 import json
 import logging
@@ -183,6 +184,12 @@ _FD = descriptor.FieldDescriptor
 _INTEGERS_32 = frozenset({_FD.TYPE_INT32, _FD.TYPE_SINT32, _FD.TYPE_SFIXED32, _FD.TYPE_UINT32, _FD.TYPE_FIXED32})
 
 
+@functools.cache
+def _fields_by_key(message: descriptor.Descriptor) -> dict[str, descriptor.FieldDescriptor]:
+    """A message's fields by the keys a JSON body may name them with: proto name and JSON name."""
+    return {**{f.name: f for f in message.fields}, **{f.json_name: f for f in message.fields}}
+
+
 def strict_json_error(body: dict[str, Any], message: descriptor.Descriptor) -> tuple[str, str] | None:
     """(field path, what is wrong) for the first value of a request body that the OpenAPI document calls
     invalid but proto3 JSON would read anyway: ``null`` (read as "unset") and a 32-bit integer written as a
@@ -193,7 +200,7 @@ def strict_json_error(body: dict[str, Any], message: descriptor.Descriptor) -> t
         path, value, kind = stack.pop()
         if not isinstance(value, dict):
             continue
-        fields = {**{f.name: f for f in kind.fields}, **{f.json_name: f for f in kind.fields}}
+        fields = _fields_by_key(kind)
         for key, item in value.items():
             field = fields.get(key)
             if field is None:
@@ -340,13 +347,13 @@ def create_app(backend: str | None = None, timeout_s: float | None = None) -> Fl
     """The gateway app forwarding to the gRPC server at ``backend``."""
     # The API's routes are closures over this app's configuration (backends, limits, keys): one factory.
     backend = backend or environment.env("GAMERULES_GRPC_TARGET", environment.DEFAULT_GRPC_TARGET)
-    default_timeout = timeout_s or float(os.environ.get("GAMERULES_GATEWAY_TIMEOUT_S", "30"))
-    max_body = int(os.environ.get("GAMERULES_GATEWAY_MAX_BODY_BYTES") or MAX_BODY_BYTES)
+    default_timeout = timeout_s or float(environment.env("GAMERULES_GATEWAY_TIMEOUT_S", "30"))
+    max_body = int(environment.env("GAMERULES_GATEWAY_MAX_BODY_BYTES") or MAX_BODY_BYTES)
     api_keys = auth.load()
     connections = max(1, int(environment.env("GAMERULES_GRPC_TARGET_CONNECTIONS") or BACKEND_CONNECTIONS))
     channels = [_backend_channel(backend, index) for index in range(connections)]
     backends = Backends(channels)
-    searches = _search_share(int(os.environ.get("GAMERULES_GATEWAY_THREADS") or 0))
+    searches = _search_share(int(environment.env("GAMERULES_GATEWAY_THREADS") or 0))
     metrics.record_process_metrics()  # this worker's process_* series (multi-process mode only)
     routes = backends.routes[0]
 
@@ -367,13 +374,11 @@ def create_app(backend: str | None = None, timeout_s: float | None = None) -> Fl
             return None
         if request.path.startswith("/v1/"):
             allowed = [route.verb for route in routes if route.pattern.match(request.path)]
-            if not allowed:
-                return not_found(None)
         else:
             known = app.url_map.bind("").allowed_methods(request.path)
             allowed = [verb for verb in known if verb not in ("HEAD", "OPTIONS")]
-            if not allowed:
-                return not_found(None)
+        if not allowed:
+            return not_found(None)
         return method_not_allowed(request.path, allowed)
 
     # OPTIONS never gets here (``options_not_allowed``), nor Flask's automatic answer, whose Allow would list
@@ -402,7 +407,7 @@ def create_app(backend: str | None = None, timeout_s: float | None = None) -> Fl
                 apply_query(message, list(request.args.items(multi=True)), set(path_params))
             except QueryError as error:
                 return error_response(code_pb2.INVALID_ARGUMENT, str(error), "INVALID_ARGUMENT", error.field)
-        if route.body:
+        else:
             raw = _read_body(max_body)
             if raw is None:
                 return too_large(None)
@@ -505,12 +510,14 @@ class Backends:
 
     def __init__(self, channels: list[grpc.Channel]) -> None:
         self.routes = [build_routes(channel) for channel in channels]
+        # Each route's place in every channel's list (the lists are built alike), found once, not per call.
+        self._index = {(route.verb, route.template): index for index, route in enumerate(self.routes[0])}
         self._turn = itertools.count()
 
     def call(
         self, route: Route, message: Message, timeout: float, metadata: list[tuple[str, str]]
     ) -> tuple[Message, grpc.Call]:
-        index = self.routes[0].index(route)
+        index = self._index[route.verb, route.template]
         deadline = time.monotonic() + timeout
         first = next(self._turn) % len(self.routes)
         try:

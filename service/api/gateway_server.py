@@ -35,8 +35,7 @@ from service.api import environment, logs, multiproc
 DEFAULT_THREADS = 2 * (os.cpu_count() or 1) + 1
 
 
-def _env(name: str, default: str) -> str:
-    return environment.env(name, default)
+_env = environment.env
 
 
 def parse_bind(bind: str) -> tuple[str, int]:

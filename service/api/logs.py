@@ -23,6 +23,7 @@ import threading
 import time
 from typing import Any
 
+from service.api import environment
 from service.api.calls import Call
 
 ACCESS = logging.getLogger("gamerules.access")
@@ -96,8 +97,8 @@ _ENCODER = json.JSONEncoder(separators=(",", ":"), default=str)
 def configure(level: str | None = None, fmt: str | None = None) -> None:
     """Log to stderr at ``level`` in ``fmt`` (default: ``GAMERULES_LOG_LEVEL`` / ``GAMERULES_LOG_FORMAT``,
     else INFO and JSON)."""
-    level = (level or os.environ.get("GAMERULES_LOG_LEVEL") or "INFO").upper()
-    fmt = (fmt or os.environ.get("GAMERULES_LOG_FORMAT") or "json").lower()
+    level = (level or environment.env("GAMERULES_LOG_LEVEL", "INFO")).upper()
+    fmt = (fmt or environment.env("GAMERULES_LOG_FORMAT", "json")).lower()
     # No caller lookup per record (file, line, function): the lines do not print it, and at thousands of
     # calls a second it costs more than the rest of the line (the logging HOWTO's "Optimization").
     logging._srcfile = None  # type: ignore[attr-defined]

@@ -111,12 +111,6 @@ _PROCESS_GAUGES = {
         ("process_start_time_seconds", "When the worker started, in seconds since the epoch."),
     )
 }
-PROCESS_CPU = _PROCESS_GAUGES["process_cpu_seconds_total"]
-PROCESS_RSS = _PROCESS_GAUGES["process_resident_memory_bytes"]
-PROCESS_VMS = _PROCESS_GAUGES["process_virtual_memory_bytes"]
-PROCESS_FDS = _PROCESS_GAUGES["process_open_fds"]
-PROCESS_MAX_FDS = _PROCESS_GAUGES["process_max_fds"]
-PROCESS_START = _PROCESS_GAUGES["process_start_time_seconds"]
 PROCESS_INTERVAL_S = 5.0
 
 

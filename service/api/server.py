@@ -308,8 +308,7 @@ def _stop_workers(workers: set[int]) -> None:
 # --- configuration -----------------------------------------------------------------------------------------
 
 
-def _env(name: str, default: str) -> str:
-    return environment.env(name, default)
+_env = environment.env
 
 
 def parse_args(argv: Sequence[str] | None = None) -> ServerConfig:
@@ -415,7 +414,7 @@ def _page_token_key(path: str) -> bytes:
         if not key:
             raise OSError(f"{path} is empty")
         return key
-    given = os.environ.get(PAGE_TOKEN_KEY_ENV, "")
+    given = environment.env(PAGE_TOKEN_KEY_ENV)
     return given.encode() if given else secrets.token_bytes(32)
 
 

@@ -126,7 +126,6 @@ class _Search:
     limits: core.Limits | None
     top_n: int
     stop: _CallStop
-    budget_s: float
 
 
 class GameRulesServicer(pb_grpc.GameRulesServicer):
@@ -360,7 +359,7 @@ class GameRulesServicer(pb_grpc.GameRulesServicer):
             if remaining - margin_s < budget_s:
                 budget_s, reason = remaining - margin_s, "deadline"
         stop = _CallStop(context, time.monotonic() + max(budget_s, 0.0), reason)
-        return _Search(game, position, request, limits, top_n, stop, budget_s)
+        return _Search(game, position, request, limits, top_n, stop)
 
     def _run(self, search: _Search) -> core.SearchResult:
         """Run a prepared search in a search slot (refusing it when too many wait), and observe it."""

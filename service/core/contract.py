@@ -27,6 +27,11 @@ MAX_OPTION_TEXT = 8192  # characters in a string option; the largest real layout
 MAX_OPTION_CELLS = 1024  # names in a cells option
 
 
+def is_int(value: Any) -> bool:
+    """An int that is not a bool (JSON true is not a number): the check of every whole-number field."""
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
 class Position(ABC):
     """One position of one game: immutable, hashable, equal iff the positions are the same."""
 

@@ -1,5 +1,5 @@
 """Fit Reversi's pattern weights (``service/engines/reversi/patterns.py``): ``make train-reversi`` or
-``python -m service.learn.reversi --config small|full [--out FILE]``.
+``python -m service.learn.reversi --config tiny|small|medium|full [--out FILE]``.
 
 1. Self-play: ``games`` games of 8x8 from randomised openings (``OPENING`` uniformly random moves, then the
    hand-written evaluation one ply ahead with a ``NOISE`` share of random moves), every position kept once.

@@ -78,7 +78,7 @@ def _steps(position: Any, arrows: tuple[str, ...]) -> list[Step]:
             after, events = position.apply(move)
         except core.RulesError as error:
             raise type(error)(error.message, where) from None
-        steps.append(Step(index + 1, position, move, position.move_notation(move), position.to_move, events))
+        steps.append(Step(index + 1, position.move_notation(move), position.to_move, events))
         position = after
     return steps
 
@@ -100,7 +100,6 @@ def render(game: Game, position: Any, options: RenderOptions | None = None) -> s
     if drawer is None:  # a game added to the registry without a drawing
         raise core.RulesError(f"{game.id} has no board drawing", "game")
     view = View(
-        game=game,
         position=position,
         fields=position.to_fields(),
         options=options,

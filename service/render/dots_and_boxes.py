@@ -96,34 +96,17 @@ def draw(view: View) -> str:
         )
         svg.add("line", x1=x1, y1=y1, x2=x2, y2=y2, stroke=theme.legal, stroke_width=3.0, stroke_dasharray="4 4")
         svg.close("g")
+
+    def drawn(name: str, field: str, colour: str, width: float, **attrs: str) -> None:
+        """A drawn line (the position's, or the last move's over it): solid, round-ended."""
+        x1, y1, x2, y2 = segment(name, field)
+        svg.add("line", x1=x1, y1=y1, x2=x2, y2=y2, stroke=colour, stroke_width=width, stroke_linecap="round", **attrs)
+
     for name in sorted(fields.get("lines") or ()):
-        x1, y1, x2, y2 = segment(name, "position")
-        svg.add(
-            "line",
-            x1=x1,
-            y1=y1,
-            x2=x2,
-            y2=y2,
-            stroke=theme.text,
-            stroke_width=4.0,
-            stroke_linecap="round",
-            class_="line",
-            data_line=name,
-        )
+        drawn(name, "position", theme.text, 4.0, class_="line", data_line=name)
     last = view.options.last_move.strip().lower()
     if last and last not in _WORDS:
-        x1, y1, x2, y2 = segment(last, "last_move")
-        svg.add(
-            "line",
-            x1=x1,
-            y1=y1,
-            x2=x2,
-            y2=y2,
-            stroke=theme.highlight,
-            stroke_width=5.0,
-            stroke_linecap="round",
-            class_="last-move",
-        )
+        drawn(last, "last_move", theme.highlight, 5.0, class_="last-move")
     for col in range(cols + 1):
         for row in range(rows + 1):
             svg.add("circle", cx=grid.x(col), cy=grid.y(row), r=4.5, fill=theme.text, class_="dot")

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from service.render.svg import Svg
+from service.render.svg import Svg, legal_dot
 from service.render.view import LETTERS
 
 CELL = 40.0  # user units per square
@@ -62,6 +62,31 @@ def coordinates(svg: Svg, grid: Grid, points: bool = False) -> None:
         y = grid.y(row) if points else grid.y(row + 0.5)
         for x in (grid.left - gap, grid.left + grid.width + gap):
             svg.text(x, y, str(row + 1), size, svg.theme.muted, class_="coordinate")
+
+
+def outline(svg: Svg, grid: Grid, col: int, row: int, inset: float, stroke_width: float) -> None:
+    """The last move's square outlined in the highlight colour, ``inset`` units inside its edges."""
+    x, y = grid.corner(col, row)
+    svg.add(
+        "rect",
+        x=x + inset,
+        y=y + inset,
+        width=grid.step - 2 * inset,
+        height=grid.step - 2 * inset,
+        fill="none",
+        stroke=svg.theme.highlight,
+        stroke_width=stroke_width,
+        class_="last-move",
+    )
+
+
+def legal_square(svg: Svg, grid: Grid, col: int, row: int, move: str, radius: float) -> None:
+    """A legal move's square: a dot of ``radius`` at its centre, the whole square clickable (``data-move``)."""
+    x, y = grid.corner(col, row)
+    svg.open("g", class_="move legal", data_move=move)
+    svg.add("rect", x=x, y=y, width=grid.step, height=grid.step, fill="#000000", fill_opacity="0")
+    legal_dot(svg, x + grid.step / 2, y + grid.step / 2, radius)
+    svg.close("g")
 
 
 def margin(coordinates_shown: bool) -> float:

@@ -110,9 +110,7 @@ def draw(view: View) -> str:
 
     last = view.options.last_move.strip()
     if last:
-        if (
-            last.isascii() and last.isdigit()
-        ):  # a bare pit number: the pit of the seat not to move (see the proto's last_move)
+        if last.isascii() and last.isdigit():  # a bare pit number: the pit of the seat not to move (proto's last_move)
             mover = 3 - view.position.to_move if view.position.to_move else 0
             last = f"{'SN'[mover - 1]}{last}" if mover else last
         x, y = place(last, "last_move")
@@ -145,5 +143,5 @@ def draw(view: View) -> str:
             x2 += 1.0  # sown all the way round back home: a short hook
         arrow(svg, x1, y1, x2, y2, 3.0, step.number, bend=0.25)
 
-    svg.caption(height - FOOTER / 2, view.status(("South", "North")), 14.0, class_="status")
+    svg.caption(height - FOOTER / 2, view.status(NAMES), 14.0, class_="status")
     return svg.to_text()

@@ -3,9 +3,9 @@ the legal cells as dots, the last move outlined, arrows as numbered marks of the
 
 from __future__ import annotations
 
-from service.render.grid import CELL, FOOTER, coordinates, layout
-from service.render.svg import Svg, legal_dot, numbered_mark
-from service.render.view import View, cell, cells_of
+from service.render.grid import CELL, FOOTER, coordinates, layout, legal_square, outline
+from service.render.svg import Svg, numbered_mark
+from service.render.view import View, cell, cell_name, cells_of
 
 NAMES = ("Seat 1", "Seat 2")
 
@@ -39,7 +39,7 @@ def draw(view: View) -> str:
                 stroke=theme.grid,
                 stroke_width=1.2,
                 class_=f"field {'seat' + kind if kind in ('1', '2') else kind or 'empty'}",
-                data_cell=f"{chr(97 + col)}{row + 1}",
+                data_cell=cell_name(col, row),
             )
             if kind == "rock":
                 cx, cy = x + CELL / 2, y + CELL / 2
@@ -56,26 +56,11 @@ def draw(view: View) -> str:
     last = view.options.last_move.strip().lower()
     if last:
         for col, row in cells_of(last, "last_move", lambda c, r: c < cols and r < rows):
-            x, y = grid.corner(col, row)
-            svg.add(
-                "rect",
-                x=x + 2.0,
-                y=y + 2.0,
-                width=CELL - 4,
-                height=CELL - 4,
-                fill="none",
-                stroke=theme.highlight,
-                stroke_width=3.5,
-                class_="last-move",
-            )
+            outline(svg, grid, col, row, 2.0, 3.5)
 
     for move in view.legal:
         col, row = cells_of(move, "move", lambda c, r: True)[0]
-        x, y = grid.corner(col, row)
-        svg.open("g", class_="move legal", data_move=move)
-        svg.add("rect", x=x, y=y, width=CELL, height=CELL, fill="#000000", fill_opacity="0")
-        legal_dot(svg, x + CELL / 2, y + CELL / 2, CELL * 0.12)
-        svg.close("g")
+        legal_square(svg, grid, col, row, move, CELL * 0.12)
 
     for step in view.steps:
         col, row = cells_of(step.notation, "arrows", lambda c, r: True)[0]

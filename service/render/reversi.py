@@ -3,9 +3,9 @@ dots, the last move's square outlined, arrows as numbered discs of the mover's c
 
 from __future__ import annotations
 
-from service.render.grid import BUTTONS, CELL, FOOTER, coordinates, layout
-from service.render.svg import Svg, legal_dot, numbered_mark, word_buttons
-from service.render.view import View, cells_of
+from service.render.grid import BUTTONS, CELL, FOOTER, coordinates, layout, legal_square, outline
+from service.render.svg import Svg, numbered_mark, word_buttons
+from service.render.view import View, cell_name, cells_of
 
 
 def draw(view: View) -> str:
@@ -60,18 +60,7 @@ def draw(view: View) -> str:
     last = view.options.last_move.strip().lower()
     if last and last != "pass":
         for col, row in cells_of(last, "last_move", lambda c, r: c < n and r < n):
-            x, y = grid.corner(col, row)
-            svg.add(
-                "rect",
-                x=x + 1.5,
-                y=y + 1.5,
-                width=CELL - 3,
-                height=CELL - 3,
-                fill="none",
-                stroke=theme.highlight,
-                stroke_width=3.0,
-                class_="last-move",
-            )
+            outline(svg, grid, col, row, 1.5, 3.0)
 
     for row, text in enumerate(board):
         for col, ch in enumerate(text):
@@ -88,18 +77,14 @@ def draw(view: View) -> str:
                 stroke=theme.stone_edge,
                 stroke_width=1.2,
                 class_="disc black" if ch == "B" else "disc white",
-                data_cell=f"{chr(97 + col)}{row + 1}",
+                data_cell=cell_name(col, row),
             )
 
     for move in view.legal:
         if move == "pass":
             continue
         col, row = cells_of(move, "move", lambda c, r: True)[0]
-        x, y = grid.corner(col, row)
-        svg.open("g", class_="move legal", data_move=move)
-        svg.add("rect", x=x, y=y, width=CELL, height=CELL, fill="#000000", fill_opacity="0")
-        legal_dot(svg, x + CELL / 2, y + CELL / 2, CELL * 0.13)
-        svg.close("g")
+        legal_square(svg, grid, col, row, move, CELL * 0.13)
 
     for step in view.steps:
         if step.notation == "pass":

@@ -2,8 +2,8 @@
 numbered by its label, stones black and white, row names beside the rows (a cell is its row letter and its
 place in the row). With ``show_legal_moves`` the cells a move may cover are ringed and carry ``data-cell``,
 ``data-label`` and ``data-max``, how many of them one move may cover (a move is a set of cells of one label:
-a page selects them, then plays them); the last
-move's cells are outlined; arrow moves are numbered marks on every cell they cover."""
+a page selects them, then plays them); the last move's cells are outlined; arrow moves are numbered marks on
+every cell they cover."""
 
 from __future__ import annotations
 

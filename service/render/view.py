@@ -8,7 +8,6 @@ from dataclasses import dataclass
 from typing import Any
 
 from service import core
-from service.core.contract import Game
 from service.render.svg import Theme
 
 LETTERS = string.ascii_lowercase
@@ -16,12 +15,10 @@ LETTERS = string.ascii_lowercase
 
 @dataclass(frozen=True, slots=True)
 class Step:
-    """One move of the ``arrows`` line: its number (from 1), the position it is played in, the seat playing
-    it, its canonical notation and what it did (``apply``'s events)."""
+    """One move of the ``arrows`` line: its number (from 1), its canonical notation, the seat playing it and
+    what it did (``apply``'s events)."""
 
     number: int
-    position: Any
-    move: core.Move
     notation: str
     seat: int
     events: list[core.Event]
@@ -29,7 +26,6 @@ class Step:
 
 @dataclass(frozen=True, slots=True)
 class View:
-    game: Game
     position: Any
     fields: dict[str, Any]
     options: Any  # service.render.RenderOptions
@@ -56,6 +52,11 @@ def cell(name: str) -> tuple[int, int] | None:
         return None  # (isdigit alone takes "²", which int() refuses)
     number = int(name[1:])
     return (LETTERS.index(name[0]), number - 1) if number >= 1 else None
+
+
+def cell_name(col: int, row: int) -> str:
+    """(column 2, row 1) -> ``c2``: the inverse of ``cell``."""
+    return f"{LETTERS[col]}{row + 1}"
 
 
 def cells_of(text: str, field: str, inside: Any) -> list[tuple[int, int]]:

@@ -38,7 +38,7 @@ e.g. "deadline"). A Deadline is itself a stop signal, so searches nest under one
 Streamed analysis: a stop signal with an ``on_iteration`` attribute (a callable) has it called with a partial
 SearchResult (the answer so far; ``stop_reason`` empty) after every completed iteration: by ``search`` after
 each depth, by ``mcts`` after 64, 128, 256... iterations. It travels down with the stop signal through every
-Deadline (``Deadline.on_iteration``, ``play_level``'s included) to every search below it; ``greedy`` has no
+Deadline (``Deadline.on_iteration``; a caller's own Deadline too) to every search below it; ``greedy`` has no
 iterations.
 """
 

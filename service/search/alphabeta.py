@@ -40,7 +40,7 @@ from typing import Any
 
 from service.core.errors import GameOverError
 from service.core.values import Limits, Move, ScoredMove, SearchResult, StopSignal
-from service.search.deadline import Deadline, never
+from service.search.deadline import Deadline, given_limit, never
 from service.search.greedy import static_value
 from service.search.plugins import NO_PLUGINS, Plugins
 from service.search.tree import INF, Stopped, Tree
@@ -100,7 +100,7 @@ def search(
     deadline = Deadline(limits, stop)
     if deadline.on_iteration is not None and not position.search_moves_complete():
         deadline.on_iteration = _unproved(deadline.on_iteration)  # as the answer below: capped moves prove nothing
-    max_depth = limits.max_depth if limits.max_depth is not None and limits.max_depth > 0 else None
+    max_depth = given_limit(limits.max_depth)
     moves = list(position.search_moves())
     if not moves:
         raise GameOverError("the position has no moves to search", "position")

@@ -36,7 +36,9 @@ TARGET_LABELS = {"job", "instance", "component", "namespace", "pod"}
 def _exported() -> dict[str, set[str]]:
     """Every series name the service's metrics module defines, with its labels."""
     found: dict[str, set[str]] = {"up": set()}
-    for value in vars(metrics).values():
+    # Module-level metrics, and those kept in a table (the per-worker process_* gauges).
+    values = [v for value in vars(metrics).values() for v in (value.values() if isinstance(value, dict) else [value])]
+    for value in values:
         if not isinstance(value, MetricWrapperBase):
             continue
         name, labels = value._name, set(value._labelnames)

@@ -4,7 +4,7 @@ so both send exactly the same calls (``client.py``, ``aio.py``)."""
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any
+from typing import Any, TypeVar
 
 from . import notations as nt
 from ._stubs import pb
@@ -40,7 +40,12 @@ def batch_score(game: str, positions: Iterable[nt.PositionLike]) -> pb.BatchScor
     return pb.BatchScoreRequest(game=nt.game_name(game), positions=[nt.position(p) for p in positions])
 
 
-def best_move(
+# BestMove and AnalyzePosition take the same fields: one builder for both, typed by the message it makes.
+_Search = TypeVar("_Search", pb.BestMoveRequest, pb.AnalyzePositionRequest)
+
+
+def search(
+    message: type[_Search],
     game: str,
     position: nt.PositionLike,
     level: str,
@@ -50,29 +55,8 @@ def best_move(
     max_nodes: int,
     seed: str,
     top_n: int,
-) -> pb.BestMoveRequest:
-    return pb.BestMoveRequest(
-        game=nt.game_name(game),
-        position=nt.position(position),
-        level=level,
-        limits=pb.SearchLimits(max_time_ms=max_time_ms, max_depth=max_depth, max_nodes=max_nodes),
-        seed=seed,
-        top_n=top_n,
-    )
-
-
-def analyze_position(
-    game: str,
-    position: nt.PositionLike,
-    level: str,
-    *,
-    max_time_ms: int,
-    max_depth: int,
-    max_nodes: int,
-    seed: str,
-    top_n: int,
-) -> pb.AnalyzePositionRequest:
-    return pb.AnalyzePositionRequest(
+) -> _Search:
+    return message(
         game=nt.game_name(game),
         position=nt.position(position),
         level=level,
@@ -107,6 +91,7 @@ def render_position(
     )
 
 
-def best_move_timeout(default_s: float, max_time_ms: int) -> float:
-    """BestMove's deadline: the client's default, or longer when ``max_time_ms`` asks for more thinking."""
-    return max(default_s, max_time_ms / 1000 + 2)
+def search_timeout(timeout: float | None, default_s: float, max_time_ms: int) -> float:
+    """A search's deadline (BestMove, AnalyzePosition): the call's own ``timeout``, else the client's default, or
+    longer when ``max_time_ms`` asks for more thinking."""
+    return timeout if timeout is not None else max(default_s, max_time_ms / 1000 + 2)

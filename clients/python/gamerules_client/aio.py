@@ -179,7 +179,8 @@ class AsyncGameRulesClient:
         """A move at ``level`` (empty: the game's default) or within the limits, with value, exactness, depth,
         nodes, principal variation and ``top_n`` scored alternatives. The deadline defaults to
         ``best_move_timeout`` (longer when ``max_time_ms`` asks for more); the server answers before it."""
-        request = rq.best_move(
+        request = rq.search(
+            pb.BestMoveRequest,
             game,
             position,
             level,
@@ -189,8 +190,7 @@ class AsyncGameRulesClient:
             seed=seed,
             top_n=top_n,
         )
-        if timeout is None:
-            timeout = rq.best_move_timeout(self.best_move_timeout, max_time_ms)
+        timeout = rq.search_timeout(timeout, self.best_move_timeout, max_time_ms)
         response: pb.BestMoveResponse = await self._call(self._stub.BestMove, request, timeout)
         return response
 
@@ -209,7 +209,8 @@ class AsyncGameRulesClient:
     ) -> AsyncIterator[pb.AnalyzePositionResponse]:
         """BestMove's search as it deepens: one message per completed iteration, then the final answer
         (``final`` true). Stop reading early (or close the iterator) and the search stops too."""
-        request = rq.analyze_position(
+        request = rq.search(
+            pb.AnalyzePositionRequest,
             game,
             position,
             level,
@@ -219,8 +220,7 @@ class AsyncGameRulesClient:
             seed=seed,
             top_n=top_n,
         )
-        if timeout is None:
-            timeout = rq.best_move_timeout(self.best_move_timeout, max_time_ms)
+        timeout = rq.search_timeout(timeout, self.best_move_timeout, max_time_ms)
         stream = self._stub.AnalyzePosition(request, timeout=timeout, metadata=self._metadata)
         try:
             async for response in stream:

@@ -215,7 +215,8 @@ class GameRulesClient:
         """A move at ``level`` (empty: the game's default) or within the limits, with value, exactness, depth,
         nodes, principal variation and ``top_n`` scored alternatives. The deadline defaults to
         ``best_move_timeout`` (longer when ``max_time_ms`` asks for more); the server answers before it."""
-        request = rq.best_move(
+        request = rq.search(
+            pb.BestMoveRequest,
             game,
             position,
             level,
@@ -225,8 +226,7 @@ class GameRulesClient:
             seed=seed,
             top_n=top_n,
         )
-        if timeout is None:
-            timeout = rq.best_move_timeout(self.best_move_timeout, max_time_ms)
+        timeout = rq.search_timeout(timeout, self.best_move_timeout, max_time_ms)
         response: pb.BestMoveResponse = self._call(self._stub.BestMove, request, timeout)
         return response
 
@@ -245,7 +245,8 @@ class GameRulesClient:
     ) -> Iterator[pb.AnalyzePositionResponse]:
         """BestMove's search as it deepens: one message per completed iteration, then the final answer
         (``final`` true). Stop reading early (or close the iterator) and the search stops too."""
-        request = rq.analyze_position(
+        request = rq.search(
+            pb.AnalyzePositionRequest,
             game,
             position,
             level,
@@ -255,8 +256,7 @@ class GameRulesClient:
             seed=seed,
             top_n=top_n,
         )
-        if timeout is None:
-            timeout = rq.best_move_timeout(self.best_move_timeout, max_time_ms)
+        timeout = rq.search_timeout(timeout, self.best_move_timeout, max_time_ms)
         stream = self._stub.AnalyzePosition(request, timeout=timeout, metadata=self._metadata)
         try:
             yield from stream

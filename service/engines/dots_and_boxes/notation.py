@@ -33,6 +33,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from service.core.bits import set_bits
+from service.core.contract import is_int
 from service.core.errors import InvalidMove, InvalidPosition, NotationError
 from service.engines.dots_and_boxes.geometry import MAX_SIZE, MIN_SIZE, Geometry, geometry
 from service.engines.dots_and_boxes.position import (
@@ -42,7 +43,6 @@ from service.engines.dots_and_boxes.position import (
     PLAY,
     SETUP,
     DotsAndBoxesPosition,
-    is_int,
     plural,
 )
 

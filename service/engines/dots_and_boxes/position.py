@@ -21,7 +21,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from service.core.bits import set_bits
-from service.core.contract import Position
+from service.core.contract import Position, is_int
 from service.core.errors import GameOverError, IllegalMove, InvalidMove
 from service.core.values import Event, Outcome
 from service.engines.dots_and_boxes.chains import estimate_rest, play_moves
@@ -34,11 +34,6 @@ _WORD_MOVES = {word: move for move, word in _WORDS.items()}
 SETUP, CHOICE, PLAY = 0, 1, 2
 PHASE_NAMES = ("setup", "choice", "play")
 COLOURS = ("A", "B")
-
-
-def is_int(value: Any) -> bool:
-    """An int that is not a bool (JSON true is not a line number)."""
-    return isinstance(value, int) and not isinstance(value, bool)
 
 
 def plural(count: int, word: str) -> str:

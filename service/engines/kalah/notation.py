@@ -7,6 +7,7 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+from service.core.contract import is_int
 from service.core.errors import InvalidPosition, NotationError
 from service.engines.kalah.position import (
     MAX_NOTATION,
@@ -17,7 +18,6 @@ from service.engines.kalah.position import (
     NUMBER,
     SIDE_NAMES,
     KalahPosition,
-    is_int,
 )
 
 

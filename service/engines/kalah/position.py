@@ -6,7 +6,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from service.core.contract import Position
+from service.core.contract import Position, is_int
 from service.core.errors import GameOverError, IllegalMove, InvalidMove
 from service.core.values import Event, Move, Outcome
 
@@ -18,10 +18,6 @@ _HOLE_PREFIX = ("", "S", "N")
 # The longest canonical notation: 2 * 13 numbers of at most 3 digits, separators, "- seeds=12".
 MAX_NOTATION = 2 * 13 * 4 + 16
 NUMBER = re.compile(r"0|-?[1-9][0-9]{0,2}")
-
-
-def is_int(value: Any) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)
 
 
 def _sow(board: tuple[int, ...], n: int, mover: int, pit: int) -> tuple[list[int], int, int]:

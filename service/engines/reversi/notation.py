@@ -7,6 +7,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from service.core.bits import set_bits
+from service.core.contract import is_int
 from service.core.errors import InvalidPosition, NotationError
 from service.engines.reversi.bitboards import (
     BLACK_CHAR,
@@ -118,9 +119,9 @@ def position_from_fields(fields: Mapping[str, Any]) -> ReversiPosition:
         raise InvalidPosition(f"the board has {len(rows)} rows; at most {MAX_SIZE}", "board")
     size, black, white = board_from_rows(rows, "board", InvalidPosition)
     to_move = fields.get("to_move", 0)
-    if isinstance(to_move, bool) or not isinstance(to_move, int) or to_move not in (0, 1, 2):
+    if not is_int(to_move) or to_move not in (0, 1, 2):
         raise InvalidPosition(f"to_move is {to_move!r:.20}; expected 1, 2 or 0 (game over)", "to_move")
     black_seat = fields.get("black_seat", 0)
-    if isinstance(black_seat, bool) or not isinstance(black_seat, int) or black_seat not in (0, 1, 2):
+    if not is_int(black_seat) or black_seat not in (0, 1, 2):
         raise InvalidPosition(f"black_seat is {black_seat!r:.20}; expected 1 or 2 (0 means 1)", "black_seat")
     return checked_position(size, black, white, to_move, black_seat or 1)

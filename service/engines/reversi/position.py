@@ -7,7 +7,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from service.core.bits import set_bits
-from service.core.contract import Position
+from service.core.contract import Position, is_int
 from service.core.errors import GameOverError, IllegalMove, InvalidMove
 from service.core.values import Event, Outcome
 from service.engines.reversi.bitboards import (
@@ -95,9 +95,6 @@ class ReversiPosition(Position):
     def geometry(self) -> Geometry:
         """The board's masks and square names."""
         return self._geo
-
-    def _seat_of(self, is_black: bool) -> int:
-        return self.black_seat if is_black else 3 - self.black_seat
 
     def _who(self, seat: int) -> str:
         return f"{_colour_name(seat == self.black_seat)} (seat {seat})"
@@ -204,7 +201,7 @@ class ReversiPosition(Position):
     def _check_move(self, move: Any) -> None:
         if self.to_move == 0:
             raise GameOverError("the game is over: neither seat has a placement", "")
-        if isinstance(move, bool) or not isinstance(move, int) or not (move == PASS or 0 <= move < self._geo.n):
+        if not is_int(move) or not (move == PASS or 0 <= move < self._geo.n):
             raise InvalidMove(f"{move!r} is not a Reversi move (a square index or pass)", "")
         moves = self.placements()
         if move == PASS:

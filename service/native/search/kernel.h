@@ -2,7 +2,8 @@
  *
  * A kernel is a table of functions over a compact game state (a plain struct of at most GR_STATE_MAX bytes,
  * copied freely: play writes the child into a buffer of the caller). The Python binding
- * (service/native/__init__.py) builds the state from an engine position; the kernel never parses text.
+ * (service/native/engine.py) gets the state from the game's adapter (service/native/<game>.py), packed from an
+ * engine position; the kernel never parses text.
  *
  * Conventions shared with the Python search (service/search/alphabeta.py):
  * - seats are 1 and 2; to_move is 0 once the game is over;
