@@ -90,52 +90,88 @@ __attribute__((constructor)) static void init_all(void) {
     init_geometry(8);
 }
 
-static inline int popcount(uint64_t x) { return __builtin_popcountll(x); }
+/* Bits set, by halves (portable: no popcnt instruction is assumed, and the library call costs more). */
+static inline int popcount(uint64_t x) {
+    x = x - ((x >> 1) & 0x5555555555555555ULL);
+    x = (x & 0x3333333333333333ULL) + ((x >> 2) & 0x3333333333333333ULL);
+    x = (x + (x >> 4)) & 0x0f0f0f0f0f0f0f0fULL;
+    return (int)((x * 0x0101010101010101ULL) >> 56);
+}
+
+/* The squares a run of o's discs reaches from me's discs one way, by doubling (parallel prefix): runs of up
+ * to six discs, the longest a side of 8 allows, in three steps without a branch. */
+static inline uint64_t run_left(uint64_t me, uint64_t o, int s) {
+    uint64_t t = o & (me << s), pre = o & (o << s);
+    t |= o & (t << s);
+    t |= pre & (t << 2 * s);
+    t |= pre & (t << 2 * s);
+    return t;
+}
+
+static inline uint64_t run_right(uint64_t me, uint64_t o, int s) {
+    uint64_t t = o & (me >> s), pre = o & (o >> s);
+    t |= o & (t >> s);
+    t |= pre & (t >> 2 * s);
+    t |= pre & (t >> 2 * s);
+    return t;
+}
+
+/* The 8x8 board with its shifts known to the compiler (the board the service plays most). */
+#define INNER8 0x7e7e7e7e7e7e7e7eULL
+static inline uint64_t placements8(uint64_t me, uint64_t opp) {
+    uint64_t o = opp & INNER8;
+    uint64_t moves = run_left(me, o, 1) << 1 | run_right(me, o, 1) >> 1;
+    moves |= run_left(me, opp, 8) << 8 | run_right(me, opp, 8) >> 8;
+    moves |= run_left(me, o, 7) << 7 | run_right(me, o, 7) >> 7;
+    moves |= run_left(me, o, 9) << 9 | run_right(me, o, 9) >> 9;
+    return moves & ~(me | opp);
+}
 
 static uint64_t placements(uint64_t me, uint64_t opp, const geometry *g) {
-    uint64_t empty = g->full & ~(me | opp), moves = 0;
+    if (g->n == 64) return placements8(me, opp);
+    uint64_t moves = 0;
     for (int d = 0; d < 4; d++) {
         int s = g->shifts[d];
         uint64_t o = opp & g->masks[d];
-        uint64_t t = (me << s) & o, acc = t;
-        while (t) {
-            t = (t << s) & o;
-            acc |= t;
-        }
-        moves |= acc << s;
-        t = (me >> s) & o;
-        acc = t;
-        while (t) {
-            t = (t >> s) & o;
-            acc |= t;
-        }
-        moves |= acc >> s;
+        moves |= run_left(me, o, s) << s | run_right(me, o, s) >> s;
     }
-    return moves & empty;
+    return moves & g->full & ~(me | opp);
+}
+
+/* The discs a placement on bit turns: each way, the run of opp's discs from bit that me's disc closes. */
+#define CLOSED_LEFT(t, s) (((t) << (s) | bit << (s)) & me ? (t) : 0)
+#define CLOSED_RIGHT(t, s) (((t) >> (s) | bit >> (s)) & me ? (t) : 0)
+static inline uint64_t flips8(uint64_t me, uint64_t opp, uint64_t bit) {
+    uint64_t o = opp & INNER8, t, out;
+    t = run_left(bit, o, 1), out = CLOSED_LEFT(t, 1);
+    t = run_right(bit, o, 1), out |= CLOSED_RIGHT(t, 1);
+    t = run_left(bit, opp, 8), out |= CLOSED_LEFT(t, 8);
+    t = run_right(bit, opp, 8), out |= CLOSED_RIGHT(t, 8);
+    t = run_left(bit, o, 7), out |= CLOSED_LEFT(t, 7);
+    t = run_right(bit, o, 7), out |= CLOSED_RIGHT(t, 7);
+    t = run_left(bit, o, 9), out |= CLOSED_LEFT(t, 9);
+    t = run_right(bit, o, 9), out |= CLOSED_RIGHT(t, 9);
+    return out;
 }
 
 static uint64_t flips(uint64_t me, uint64_t opp, uint64_t bit, const geometry *g) {
+    if (g->n == 64) return flips8(me, opp, bit);
     uint64_t out = 0;
     for (int d = 0; d < 4; d++) {
         int s = g->shifts[d];
-        uint64_t o = opp & g->masks[d], line = 0, x = bit << s;
-        while (x & o) {
-            line |= x;
-            x <<= s;
-        }
-        if (x & me) out |= line;
-        line = 0;
-        x = bit >> s;
-        while (x & o) {
-            line |= x;
-            x >>= s;
-        }
-        if (x & me) out |= line;
+        uint64_t o = opp & g->masks[d], t = run_left(bit, o, s);
+        if ((t << s | bit << s) & me) out |= t;
+        t = run_right(bit, o, s);
+        if ((t >> s | bit >> s) & me) out |= t;
     }
     return out;
 }
 
 static uint64_t neighbours(uint64_t discs, const geometry *g) {
+    if (g->n == 64) {
+        uint64_t a = discs & 0x7f7f7f7f7f7f7f7fULL, b = discs & 0xfefefefefefefefeULL; /* not on h, not on a */
+        return a << 1 | b >> 1 | discs << 8 | discs >> 8 | a << 9 | b >> 9 | b << 7 | a >> 7;
+    }
     uint64_t out = 0;
     for (int d = 0; d < 8; d++) {
         int s = g->nshift[d];
