@@ -165,9 +165,24 @@ static void kl_bounds(const void *s, double *lo, double *hi) {
     *hi = margin + in_play;
 }
 
+/* The rest of the game depends on the pits alone (the stores only add up): the mover's pits then the
+ * other's, so a position and its mirror image with the other seat to move share a key; decided is the
+ * mover's store margin. */
+static uint64_t kl_proof_key(const void *s, double *decided) {
+    const kl_state *p = s;
+    int n = p->n, mine = p->to_move == 1 ? 0 : n + 1, theirs = n + 1 - mine;
+    uint64_t h = 0xcbf29ce484222325ULL ^ (uint64_t)n;
+    for (int j = 0; j < n; j++) h = (h ^ (uint64_t)(uint16_t)p->b[mine + j]) * 0x100000001b3ULL;
+    for (int j = 0; j < n; j++) h = (h ^ (uint64_t)(uint16_t)p->b[theirs + j]) * 0x100000001b3ULL;
+    h ^= h >> 29;
+    h *= 0xbf58476d1ce4e5b9ULL;
+    *decided = kl_final_value(s, p->to_move);
+    return h ^ (h >> 32);
+}
+
 static int kl_plies_left(const void *s) { return ((const kl_state *)s)->to_move ? NO_BOUND : 0; }
 
 const gr_kernel gr_kalah_kernel = {
     "kalah", sizeof(kl_state), kl_to_move, kl_moves, kl_play, kl_hash, kl_evaluate, kl_final_value,
-    kl_plies_left, NULL, 0, kl_bounds,
+    kl_plies_left, NULL, 0, kl_bounds, kl_proof_key,
 };

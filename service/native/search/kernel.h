@@ -50,6 +50,12 @@ typedef struct gr_kernel {
     /* Optional (may be NULL): proved bounds on the final value for the seat to move (*lo <= value <= *hi),
      * e.g. the store margin give or take the seeds still in play; a proof cuts a node off with them. */
     void (*bounds)(const void *state, double *lo, double *hi);
+    /* Optional (may be NULL): for a proof, a 64-bit key of the part of the state the rest of the game depends
+     * on, and in *decided the part of the final value for the seat to move that no move changes any more
+     * (Kalah: the pits, and the store margin). The value of a proved node is *decided plus a value of the key
+     * alone, so the proof's table keeps that rest under this key: positions that differ only in what is
+     * decided share an entry. */
+    uint64_t (*proof_key)(const void *state, double *decided);
 } gr_kernel;
 
 #endif
