@@ -342,20 +342,22 @@ static double child_value(ctx *c, const void *child, int seat, int depth, double
     return -node(c, child, depth, -beta, -alpha, ply, proved);
 }
 
-/* A proved lower bound on a child's value for the parent's seat, from its end or its table entry. */
+/* What a child's end or proved table entry says of its value for the parent's seat: ETC_LOWER (*v is at
+ * most the value), ETC_UPPER (at least), both for an exact one, 0 for nothing. */
+enum { ETC_LOWER = 1, ETC_UPPER = 2 };
 static int etc_value(ctx *c, const void *child, uint64_t key, double decided, int seat, double *v) {
     const gr_kernel *k = c->k;
     int cs = k->to_move(child);
     if (cs == 0) {
         *v = k->final_value(child, seat);
-        return 1;
+        return ETC_LOWER | ETC_UPPER;
     }
     tt_entry *e = tt_probe(c, key);
     if (!e || !e->proved) return 0;
     double ev = e->value + decided;
-    if (cs == seat ? e->flag == UPPER : e->flag == LOWER) return 0; /* a bound the wrong way */
     *v = cs == seat ? ev : -ev;
-    return 1;
+    if (e->flag == EXACT) return ETC_LOWER | ETC_UPPER;
+    return (e->flag == LOWER) == (cs == seat) ? ETC_LOWER : ETC_UPPER;
 }
 
 static double node(ctx *c, const void *pos, int depth, double alpha, double beta, int ply, int *proved) {
@@ -417,6 +419,7 @@ static double node(ctx *c, const void *pos, int depth, double alpha, double beta
      * node off before any is searched (enhanced transposition cutoffs). */
     int etc = c->proving && use_tt && c->tt;
     uint64_t kids[etc ? n : 1][(etc ? k->state_size + 7 : GR_STATE_MAX) / 8]; /* states, 8-byte aligned */
+    double upper[GR_MAX_MOVES]; /* each child's proved upper bound (ETC), INFINITY when unknown */
     if (etc) {
         uint64_t keys[GR_MAX_MOVES];
         double decideds[GR_MAX_MOVES];
@@ -427,11 +430,13 @@ static double node(ctx *c, const void *pos, int depth, double alpha, double beta
         }
         for (int i = 0; i < n; i++) {
             double v;
-            if (etc_value(c, kids[i], keys[i], decideds[i], seat, &v) && v >= beta) {
+            int known = etc_value(c, kids[i], keys[i], decideds[i], seat, &v);
+            if (known & ETC_LOWER && v >= beta) {
                 tt_store(c, key, weight(c, depth, nodes0), v - decided, LOWER, moves[i], 1);
                 *proved = 1;
                 return v;
             }
+            upper[i] = known & ETC_UPPER ? v : INFINITY;
         }
     }
     double alpha0 = alpha, best = -INFINITY;
@@ -439,6 +444,10 @@ static double node(ctx *c, const void *pos, int depth, double alpha, double beta
     for (int i = 0; i < n; i++) {
         int m = moves[i], p;
         void *child = kids[etc ? i : 0];
+        if (etc && upper[i] <= alpha) { /* proved no better than alpha: its bound stands for its value */
+            if (upper[i] > best) best = upper[i], best_move = m;
+            continue;
+        }
         if (!etc) k->play(pos, m, child);
         clear_line(c, next_ply);
         double v = child_value(c, child, seat, depth - 1, alpha, beta, next_ply, i == 0, &p);
