@@ -50,7 +50,8 @@ static const gr_kernel *const KERNELS[] = {&gr_reversi_kernel, &gr_kalah_kernel,
 #define TT_FIRST (1 << 16) /* the table's first size in entries (it grows: tt_grow) */
 #define TT_MIN_DEPTH 3 /* measured on Reversi midgames: depth 9 in a fifth less time than with 1 */
 
-enum { EMPTY = 0, EXACT = 1, LOWER = 2, UPPER = 3 }; /* a table entry's bound (EMPTY: a free slot) */
+/* A table entry's bounds (EMPTY: a free slot; BOUNDS: a lower and an upper one). */
+enum { EMPTY = 0, EXACT = 1, LOWER = 2, UPPER = 3, BOUNDS = 4 };
 /* Why a search ended, as gr_result.stop_reason (the binding maps them to the Python words). */
 enum { R_NONE = 0, R_DEPTH = 1, R_TIME = 2, R_NODES = 3, R_CANCELLED = 4, R_SOLVED = 5 };
 
@@ -96,7 +97,7 @@ typedef struct {
 
 typedef struct {
     uint64_t key;
-    double value;
+    double lo, hi; /* the value's bounds (-INFINITY, INFINITY when not known); flag says which are known */
     int32_t move;
     int16_t depth;
     uint8_t flag;
@@ -209,19 +210,29 @@ static void tt_grow(ctx *c) {
     c->tt_used = used;
 }
 
+/* A search's bound on a position's value. An entry of the same position and standing (proved, or the same
+ * depth) keeps its other bound, so the null windows of MTD(f) at different values add up in one entry
+ * instead of overwriting each other. */
 static void tt_store(ctx *c, uint64_t key, int depth, double value, int flag, int move, int proved) {
     if (!c->tt) return;
     if (c->tt_used * 2 > c->tt_mask && c->tt_mask + 1 < c->tt_max) tt_grow(c);
     tt_entry *b = &c->tt[key & c->tt_mask & ~1ULL], *e;
     e = tt_slot(b, key);
+    int same = e->key == key && e->flag != EMPTY;
     /* Keep a deeper (or proved) entry of the same position. */
-    if (e->key == key && e->flag != EMPTY && !proved && (e->proved || e->depth > depth)) return;
+    if (same && !proved && (e->proved || e->depth > depth)) return;
     if (e->flag == EMPTY) c->tt_used++;
+    double lo = flag == UPPER ? -INFINITY : value, hi = flag == LOWER ? INFINITY : value;
+    if (same && e->proved == proved && (proved || e->depth == depth) && flag != EXACT) {
+        if (flag == LOWER && e->hi >= value) hi = e->hi;
+        if (flag == UPPER && e->lo <= value) lo = e->lo, move = e->move;
+    }
     e->key = key;
-    e->value = value;
+    e->lo = lo;
+    e->hi = hi;
     e->move = move;
     e->depth = (int16_t)(depth > 32767 ? 32767 : depth);
-    e->flag = (uint8_t)flag;
+    e->flag = (uint8_t)(lo == hi ? EXACT : hi == INFINITY ? LOWER : lo == -INFINITY ? UPPER : BOUNDS);
     e->proved = (uint8_t)proved;
 }
 
@@ -342,22 +353,22 @@ static double child_value(ctx *c, const void *child, int seat, int depth, double
     return -node(c, child, depth, -beta, -alpha, ply, proved);
 }
 
-/* What a child's end or proved table entry says of its value for the parent's seat: ETC_LOWER (*v is at
- * most the value), ETC_UPPER (at least), both for an exact one, 0 for nothing. */
-enum { ETC_LOWER = 1, ETC_UPPER = 2 };
-static int etc_value(ctx *c, const void *child, uint64_t key, double decided, int seat, double *v) {
+/* What a child's end or proved table entry says of its value for the parent's seat: *lo <= value <= *hi
+ * (infinite where nothing is known). */
+static void etc_bounds(ctx *c, const void *child, uint64_t key, double decided, int seat, double *lo, double *hi) {
     const gr_kernel *k = c->k;
     int cs = k->to_move(child);
+    *lo = -INFINITY, *hi = INFINITY;
     if (cs == 0) {
-        *v = k->final_value(child, seat);
-        return ETC_LOWER | ETC_UPPER;
+        *lo = *hi = k->final_value(child, seat);
+        return;
     }
     tt_entry *e = tt_probe(c, key);
-    if (!e || !e->proved) return 0;
-    double ev = e->value + decided;
-    *v = cs == seat ? ev : -ev;
-    if (e->flag == EXACT) return ETC_LOWER | ETC_UPPER;
-    return (e->flag == LOWER) == (cs == seat) ? ETC_LOWER : ETC_UPPER;
+    if (!e || !e->proved) return;
+    if (cs == seat)
+        *lo = e->lo + decided, *hi = e->hi + decided;
+    else
+        *lo = -(e->hi + decided), *hi = -(e->lo + decided);
 }
 
 static double node(ctx *c, const void *pos, int depth, double alpha, double beta, int ply, int *proved) {
@@ -398,11 +409,12 @@ static double node(ctx *c, const void *pos, int depth, double alpha, double beta
     tt_entry *e = use_tt ? tt_probe(c, key) : NULL;
     if (e) {
         tt_move = e->move;
-        double ev = e->value + decided;
-        if ((e->proved || e->depth >= depth) &&
-            (e->flag == EXACT || (e->flag == LOWER ? ev >= beta : ev <= alpha))) {
-            *proved = e->proved;
-            return ev;
+        if (e->proved || e->depth >= depth) {
+            double lo = e->lo + decided, hi = e->hi + decided;
+            if (lo >= beta || lo == hi || hi <= alpha) {
+                *proved = e->proved;
+                return lo >= beta || lo == hi ? lo : hi;
+            }
         }
     }
     int moves[GR_MAX_MOVES];
@@ -429,14 +441,13 @@ static double node(ctx *c, const void *pos, int depth, double alpha, double beta
             __builtin_prefetch(&c->tt[keys[i] & c->tt_mask & ~1ULL]);
         }
         for (int i = 0; i < n; i++) {
-            double v;
-            int known = etc_value(c, kids[i], keys[i], decideds[i], seat, &v);
-            if (known & ETC_LOWER && v >= beta) {
-                tt_store(c, key, weight(c, depth, nodes0), v - decided, LOWER, moves[i], 1);
+            double lo;
+            etc_bounds(c, kids[i], keys[i], decideds[i], seat, &lo, &upper[i]);
+            if (lo >= beta) {
+                tt_store(c, key, weight(c, depth, nodes0), lo - decided, LOWER, moves[i], 1);
                 *proved = 1;
-                return v;
+                return lo;
             }
-            upper[i] = known & ETC_UPPER ? v : INFINITY;
         }
     }
     double alpha0 = alpha, best = -INFINITY;
