@@ -233,15 +233,14 @@ def search(
     iterations: list[Iteration] | None = None,
     node_weight: int = 1,
 ) -> SearchResult | None:
-    """The native search of ``position`` for its seat to move (module docstring), or None when the native
-    engine cannot take it. ``limits`` as for ``service.search.search`` (nodes are the core's nodes);
-    ``stop`` a stop signal asked every few milliseconds from a watcher thread (its ``end``, when it has one,
-    is a deadline the C loop reads itself); ``flag`` a ``StopFlag`` the caller may set from another thread; the ``on_iteration`` of ``stop``, when it has
-    one, is called with each finished iteration's answer while the search runs (streamed analysis, as the
-    Python search calls it);
-    ``top_n`` root moves scored exactly; ``tt_entries`` the table's size (0: none); ``iterations``, when
-    given, receives each finished iteration. ``node_weight``: how many native nodes count as one node of
-    ``max_nodes`` and of the answer's ``nodes`` (a level keeps its budget about the same CPU time as the
+    """The native search of ``position`` for its seat to move (module docstring), or None when the native engine cannot
+    take it. ``limits`` as for ``service.search.search`` (nodes are the core's nodes); ``stop`` a stop signal asked
+    every few milliseconds from a watcher thread (its ``end``, when it has one, is a deadline the C loop reads
+    itself); ``flag`` a ``StopFlag`` the caller may set from another thread; the ``on_iteration`` of ``stop``, when
+    it has one, is called with each finished iteration's answer while the search runs (streamed analysis, as the
+    Python search calls it); ``top_n`` root moves scored exactly; ``tt_entries`` the table's size (0: none);
+    ``iterations``, when given, receives each finished iteration. ``node_weight``: how many native nodes count as
+    one node of ``max_nodes`` and of the answer's ``nodes`` (a level keeps its budget about the same CPU time as the
     Python search's with it)."""
     run = _function("gr_search_reporting")
     adapter = ADAPTERS.get(position_game(position))
