@@ -15,7 +15,8 @@ what ``GAMERULES_NO_NATIVE=1`` does), measured in the same run: the baseline.
    with ``--move-ms`` of the caller's per move (``limits.maxTimeMs``). Targets: 95 % of the games for Reversi
    (issue 14: against today's expert), 90 % for the others (draws count as not won).
 
-Game counts are modest (the box is shared); every line says how many games it played.
+Game counts are modest (the box is shared); every line says how many games it played. ``--own-nodes N``
+puts a node budget of N in place of the levels' own in parts 1 and 2 (a quick run, as the smoke test does).
 """
 
 from __future__ import annotations
@@ -50,7 +51,7 @@ def on_path(use_native: bool, work: Callable[[], Any]) -> Any:
         native.use_native(previous)
 
 
-def cost(game_id: str, positions: list[Any]) -> tuple[float, float, float, float]:
+def cost(game_id: str, positions: list[Any], own: Limits | None) -> tuple[float, float, float, float]:
     """(native CPU s median, Python CPU s median, native depth median, Python depth median) per best move."""
     level = LEVELS[game_id].default
     spent: dict[bool, list[float]] = {True: [], False: []}
@@ -58,7 +59,7 @@ def cost(game_id: str, positions: list[Any]) -> tuple[float, float, float, float
     for position in positions:
         for use in (True, False):
             start = time.process_time()
-            result = on_path(use, lambda p=position: best_move(game_id, p, level, None, 0, 1))
+            result = on_path(use, lambda p=position: best_move(game_id, p, level, own, 0, 1))
             spent[use].append(time.process_time() - start)
             depths[use].append(result.depth)
     return (
@@ -105,6 +106,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--move-ms", type=int, default=100, help="time per move of part 3 (default 100)")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--only", nargs="*", default=list(GAMES_TESTED), choices=GAMES_TESTED)
+    parser.add_argument(
+        "--own-nodes", type=int, default=0, help="a node budget in place of the levels' own (a quick run; 0: theirs)"
+    )
     args = parser.parse_args(argv)
     if not on_path(True, engine.available):
         print("the native search engine is not built (`make install` builds it with a C compiler): nothing to compare")
@@ -113,7 +117,8 @@ def main(argv: list[str] | None = None) -> int:
     for game_id in args.only:
         level = LEVELS[game_id].default
         positions = sample_positions(game_id, args.positions, args.seed)
-        fast, slow, deep, shallow = cost(game_id, positions)
+        own = Limits(max_nodes=args.own_nodes) if args.own_nodes > 0 else None
+        fast, slow, deep, shallow = cost(game_id, positions, own)
         ratio = slow / fast if fast else float("inf")
         print(
             f"{game_id} {level}, own limits, {len(positions)} positions: CPU per move median native "
@@ -121,7 +126,7 @@ def main(argv: list[str] | None = None) -> int:
             f"{ratio:.1f}x the best moves per CPU second (target >= {COST_TARGET:g}x)",
             flush=True,
         )
-        wins, draws, losses, margin = match(game_id, level, None, args.games, args.seed)
+        wins, draws, losses, margin = match(game_id, level, own, args.games, args.seed)
         equal = wins >= losses
         print(
             f"{game_id} {level}, own limits, native vs Python: {wins} wins, {draws} draws, {losses} losses in "
