@@ -24,10 +24,11 @@ from typing import Any
 
 from service import native as kernels
 from service.core import GameOverError, Limits, ScoredMove, SearchResult, StopSignal
-from service.native import kalah, petak_sawah, reversi
+from service.native import dots_and_boxes, kalah, petak_sawah, reversi
 
 LIBRARY = "gamerules_native"
 ADAPTERS: dict[str, Any] = {"reversi": reversi, "kalah": kalah, "petak-sawah": petak_sawah}
+ADAPTERS["dots-and-boxes"] = dots_and_boxes
 
 DEFAULT_TT_ENTRIES = 1 << 21  # 2M entries of 24 bytes: 48 MB per search, freed when the call returns
 ASPIRATION = 2.0  # the Python search's first root half-width (service.search.alphabeta.ASPIRATION)
@@ -285,6 +286,7 @@ def position_game(position: Any) -> str:
 
 
 _GAME_OF = {"ReversiPosition": "reversi", "KalahPosition": "kalah", "PetakSawahPosition": "petak-sawah"}
+_GAME_OF["DotsAndBoxesPosition"] = "dots-and-boxes"
 
 
 def _answer(

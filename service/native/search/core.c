@@ -31,8 +31,10 @@
 extern const gr_kernel gr_reversi_kernel;
 extern const gr_kernel gr_kalah_kernel;
 extern const gr_kernel gr_petak_sawah_kernel;
+extern const gr_kernel gr_dots_and_boxes_kernel;
 
-static const gr_kernel *const KERNELS[] = {&gr_reversi_kernel, &gr_kalah_kernel, &gr_petak_sawah_kernel};
+static const gr_kernel *const KERNELS[] = {&gr_reversi_kernel, &gr_kalah_kernel, &gr_petak_sawah_kernel,
+                                           &gr_dots_and_boxes_kernel};
 
 #define MAX_PLY 1024
 #define PV_MAX 256
@@ -314,14 +316,16 @@ static double node(ctx *c, const void *pos, int depth, double alpha, double beta
         }
     }
     uint64_t key = use_tt ? k->hash(pos) : 0;
+    /* A kernel whose hash leaves out a part of every value (k->held) has the table hold values net of it. */
+    double held = use_tt && k->held ? k->held(pos) : 0.0;
     int tt_move = -1;
     tt_entry *e = use_tt ? tt_probe(c, key) : NULL;
     if (e) {
         tt_move = e->move;
-        if ((e->proved || e->depth >= depth) &&
-            (e->flag == EXACT || (e->flag == LOWER ? e->value >= beta : e->value <= alpha))) {
+        double ev = e->value + held;
+        if ((e->proved || e->depth >= depth) && (e->flag == EXACT || (e->flag == LOWER ? ev >= beta : ev <= alpha))) {
             *proved = e->proved;
-            return e->value;
+            return ev;
         }
     }
     int moves[GR_MAX_MOVES];
@@ -352,7 +356,7 @@ static double node(ctx *c, const void *pos, int depth, double alpha, double beta
                         kill[0] = m;
                     }
                     c->history[seat][m] += (uint64_t)depth * (uint64_t)depth;
-                    if (use_tt) tt_store(c, key, depth, v, LOWER, m, p);
+                    if (use_tt) tt_store(c, key, depth, v - held, LOWER, m, p);
                     *proved = p;
                     return v;
                 }
@@ -361,7 +365,7 @@ static double node(ctx *c, const void *pos, int depth, double alpha, double beta
         }
         if (!p) all_proved = 0;
     }
-    if (use_tt) tt_store(c, key, depth, best, best <= alpha0 ? UPPER : EXACT,
+    if (use_tt) tt_store(c, key, depth, best - held, best <= alpha0 ? UPPER : EXACT,
                          best <= alpha0 && tt_move >= 0 ? tt_move : best_move, all_proved);
     *proved = all_proved;
     return best;
