@@ -1,12 +1,16 @@
 """Dots and Boxes' best-move levels: which search, evaluation and budget each plays with.
 
 ``easy`` is one-ply greedy; ``medium`` alpha-beta to six plies within 4000 nodes, counting boxes only (seeded
-tie-breaks); ``hard`` proves the value with the exact solver (``dots_and_boxes_exact.py``) when the solve is
-affordable (at most 18 undrawn lines, or more with a larger node budget: ``exact_affordable``), answering ``exact``
-with the margin including the boxes already held, else alpha-beta on the engine's chain reductions and chain
-evaluation. In the pie setup every level uses one rule (``_setup_move``): stop, or draw a safe line, whichever
-leaves the position that looks most balanced, since seat 2 will take the better colour; the keep / swap choice is
-searched (``easy``: the static estimate).
+tie-breaks); ``hard`` searches with the engine's chain reductions and chain evaluation, in the native engine when
+the service has it (``service/native``: the same search and values, some fifteen times the positions a second)
+and on the Python search otherwise. It proves the rest of the game once that fits its budget, answering
+``exact`` with the margin including the boxes already held: natively with the core's solve mode (from
+``SOLVE_FREE`` undrawn lines, half its budget for the proof), in Python with the exact solver
+(``dots_and_boxes_exact.py``) when ``exact_affordable``. A time limit replaces its node budget and is used until
+spent or the game is proved. Where its answer is an estimate it picks by its seed among the root moves within
+``VARIETY_MARGIN`` of the best (``_varied``), so its games do not repeat. In the pie setup every level uses one
+rule (``_setup_move``): stop, or draw a safe line, whichever leaves the position that looks most balanced, since
+seat 2 will take the better colour; the keep / swap choice is searched (``easy``: the static estimate).
 """
 
 from __future__ import annotations
@@ -17,7 +21,20 @@ from service.core.values import Level, Limits, ScoredMove, SearchResult, StopSig
 from service.engines.dots_and_boxes import STOP, SWAP, DotsAndBoxesPosition, side_counts
 from service.levels.dots_and_boxes_exact import exact_affordable, solve
 from service.levels.driver import GameLevels
+from service.native import engine as native
 from service.search import greedy, search
+
+# The hard level's node budget when the caller gives no time limit (answers are then the same on every machine);
+# with a time limit it searches until the time is up or the game is proved instead.
+HARD_NODES = 20_000
+# Natively, from this many undrawn lines hard first tries to prove the rest of the game, with half its budget
+# (measured on random 5x5 endgames: a proof from 22 undrawn lines takes a few thousand nodes, from 26 up to
+# some 200k, from 30 up to millions); the other half, or all of it above, goes to the search.
+SOLVE_FREE = 26
+# How many root moves hard scores for its seeded choice, and how far below the best (in boxes of estimated
+# margin) a move may be to be chosen; a proved value admits only the moves proved equal to the best.
+VARIETY = 4
+VARIETY_MARGIN = 0.25
 
 
 def _setup_move(position: DotsAndBoxesPosition, rng: Any, top_n: int) -> SearchResult:
@@ -90,12 +107,68 @@ def _medium(position: Any, limits: Limits, rng: Any, top_n: int, stop: StopSigna
 def _hard(position: Any, limits: Limits, rng: Any, top_n: int, stop: StopSignal) -> SearchResult:
     if position.phase == "setup":
         return _setup_move(position, rng, top_n)
+    if limits.max_time_ms is not None and limits.max_nodes == HARD_NODES:
+        limits = Limits(max_time_ms=limits.max_time_ms, max_depth=limits.max_depth)
+    answer = _hard_native(position, limits, rng, top_n, stop)
+    if answer is not None:
+        return answer
     free = (position.lines ^ position.geometry.full).bit_count()
     if position.phase == "play" and exact_affordable(free, limits.max_nodes):
         solved = solve(position, limits, top_n, stop)
         if solved is not None:
             return solved
-    return search(position, limits, stop=stop, top_n=top_n, rng=rng)
+    return _varied(search(position, limits, stop=stop, top_n=max(top_n, VARIETY), rng=rng), rng, top_n)
+
+
+def _hard_native(position: Any, limits: Limits, rng: Any, top_n: int, stop: StopSignal) -> SearchResult | None:
+    """``hard`` in the native engine, or None without it (or on a board it does not hold): from ``SOLVE_FREE``
+    undrawn lines a proof with half the budget (nodes, or time), then the search with what is left."""
+    if not native.available("dots-and-boxes"):
+        return None
+    free = (position.lines ^ position.geometry.full).bit_count()
+    spent = 0
+    if position.phase == "play" and free <= SOLVE_FREE and limits.max_depth is None:
+        half = Limits(
+            max_time_ms=None if limits.max_time_ms is None else max(1, limits.max_time_ms // 2),
+            max_nodes=None if limits.max_nodes is None else max(1, limits.max_nodes // 2),
+        )
+        proof = native.search(position, half, stop=stop, top_n=top_n, solve=True)
+        if proof is None:
+            return None
+        if proof.exact:
+            return proof
+        spent = proof.nodes
+    rest = Limits(
+        max_time_ms=None if limits.max_time_ms is None else max(1, limits.max_time_ms - limits.max_time_ms // 2),
+        max_depth=limits.max_depth,
+        max_nodes=None if limits.max_nodes is None else max(1, limits.max_nodes - spent),
+    )
+    if not spent and limits.max_time_ms is not None:
+        rest = limits  # no proof tried: the whole time is the search's
+    found = native.search(position, rest, stop=stop, top_n=max(top_n, VARIETY))
+    if found is None:
+        return None
+    found.nodes += spent
+    return _varied(found, rng, top_n)
+
+
+def _varied(result: SearchResult, rng: Any, top_n: int) -> SearchResult:
+    """The seeded choice among the scored root moves within ``VARIETY_MARGIN`` of the best (a proved value:
+    those proved equal to it), first in the answer's alternatives, which keep the caller's ``top_n``."""
+    scored = result.alternatives
+    if not scored:
+        return result
+    best = scored[0]
+    margin = 0.0 if best.exact else VARIETY_MARGIN
+    near = [s for s in scored if s.value >= best.value - margin and s.exact == best.exact]
+    pick = near[rng.randrange(len(near))]
+    if pick is not best:
+        result.move = pick.move
+        result.value = pick.value
+        result.exact = pick.exact
+        result.pv = [pick.move]
+    result.alternatives = ([pick] + [s for s in scored if s is not pick])[:top_n]
+    return result
 
 
 LEVELS = GameLevels(
@@ -111,9 +184,11 @@ LEVELS = GameLevels(
         Level(
             "hard",
             "Searches with chain reductions (takes free boxes at once, in an opened chain takes all or leaves "
-            "the last two) and values chains and loops by the long-chain rule; once at most 18 lines remain (more "
-            "with a larger node budget) it solves the rest of the game exactly and plays perfectly.",
-            Limits(max_nodes=20_000),
+            f"the last two) and values chains and loops by the long-chain rule ({HARD_NODES:,} positions, or until "
+            "the time limit when one is given; in compiled code when the service has it); once the rest of the "
+            "game fits its budget (some 22-26 undrawn lines in compiled code, 18 in Python) it solves it exactly "
+            "and plays perfectly. The seed varies its choice among moves of about equal value.",
+            Limits(max_nodes=HARD_NODES),
         ),
     ),
     default="hard",
