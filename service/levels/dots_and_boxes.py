@@ -5,7 +5,7 @@ tie-breaks); ``hard`` searches with the engine's chain reductions and chain eval
 the service has it (``service/native``: the same search and values, some fifteen times the positions a second)
 and on the Python search otherwise. It proves the rest of the game once that fits its budget, answering
 ``exact`` with the margin including the boxes already held: natively with the core's solve mode (from
-``SOLVE_FREE`` undrawn lines, half its budget for the proof), in Python with the exact solver
+``SOLVE_FREE`` undrawn lines, with a share of its budget), in Python with the exact solver
 (``dots_and_boxes_exact.py``) when ``exact_affordable``. A time limit replaces its node budget and is used until
 spent or the game is proved. Where its answer is an estimate it picks by its seed among the root moves within
 ``VARIETY_MARGIN`` of the best (``_varied``), so its games do not repeat. In the pie setup every level uses one
@@ -27,9 +27,10 @@ from service.search import greedy, search
 # The hard level's node budget when the caller gives no time limit (answers are then the same on every machine);
 # with a time limit it searches until the time is up or the game is proved instead.
 HARD_NODES = 20_000
-# Natively, from this many undrawn lines hard first tries to prove the rest of the game, with half its budget
-# (measured on random 5x5 endgames: a proof from 22 undrawn lines takes a few thousand nodes, from 26 up to
-# some 200k, from 30 up to millions); the other half, or all of it above, goes to the search.
+# Natively, from this many undrawn lines hard first tries to prove the rest of the game, with half its node
+# budget or three quarters of its time (measured on random 5x5 endgames: a proof from 22 undrawn lines takes a
+# few thousand nodes, from 26 up to some 200k, from 30 up to millions; the empty 3x3 board, 24 lines, 10M in
+# about 4 s); the rest, or all of it above, goes to the search.
 SOLVE_FREE = 26
 # How many root moves hard scores for its seeded choice, and how far below the best (in boxes of estimated
 # margin) a move may be to be chosen; a proved value admits only the moves proved equal to the best.
@@ -122,30 +123,29 @@ def _hard(position: Any, limits: Limits, rng: Any, top_n: int, stop: StopSignal)
 
 def _hard_native(position: Any, limits: Limits, rng: Any, top_n: int, stop: StopSignal) -> SearchResult | None:
     """``hard`` in the native engine, or None without it (or on a board it does not hold): from ``SOLVE_FREE``
-    undrawn lines a proof with half the budget (nodes, or time), then the search with what is left."""
+    undrawn lines a proof with half the node budget or three quarters of the time, then the search with what is
+    left."""
     if not native.available("dots-and-boxes"):
         return None
     free = (position.lines ^ position.geometry.full).bit_count()
     spent = 0
+    proof_ms = None if limits.max_time_ms is None else max(1, limits.max_time_ms * 3 // 4)
     if position.phase == "play" and free <= SOLVE_FREE and limits.max_depth is None:
-        half = Limits(
-            max_time_ms=None if limits.max_time_ms is None else max(1, limits.max_time_ms // 2),
-            max_nodes=None if limits.max_nodes is None else max(1, limits.max_nodes // 2),
+        share = Limits(
+            max_time_ms=proof_ms, max_nodes=None if limits.max_nodes is None else max(1, limits.max_nodes // 2)
         )
-        proof = native.search(position, half, stop=stop, top_n=top_n, solve=True)
+        proof = native.search(position, share, stop=stop, top_n=top_n, solve=True)
         if proof is None:
             return None
-        if proof.exact:
+        if proof.exact or proof.stop_reason not in ("time", "nodes"):  # proved, or the caller stopped it
             return proof
         spent = proof.nodes
-    rest = Limits(
-        max_time_ms=None if limits.max_time_ms is None else max(1, limits.max_time_ms - limits.max_time_ms // 2),
-        max_depth=limits.max_depth,
-        max_nodes=None if limits.max_nodes is None else max(1, limits.max_nodes - spent),
-    )
-    if not spent and limits.max_time_ms is not None:
-        rest = limits  # no proof tried: the whole time is the search's
-    found = native.search(position, rest, stop=stop, top_n=max(top_n, VARIETY))
+        limits = Limits(
+            max_time_ms=None if limits.max_time_ms is None else max(1, limits.max_time_ms - (proof_ms or 0)),
+            max_depth=limits.max_depth,
+            max_nodes=None if limits.max_nodes is None else max(1, limits.max_nodes - spent),
+        )
+    found = native.search(position, limits, stop=stop, top_n=max(top_n, VARIETY))
     if found is None:
         return None
     found.nodes += spent

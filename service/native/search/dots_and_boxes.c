@@ -103,9 +103,9 @@ static inline int is_safe(const geo *g, const int *sides, int line) {
 }
 
 static inline int is_full(const geo *g, const uint64_t *lines) {
-    for (int i = 0; i < g->lines; i++)
-        if (!has(lines, i)) return 0;
-    return 1;
+    int n = 0;
+    for (int i = 0; i < DB_WORDS; i++) n += __builtin_popcountll(lines[i]);
+    return n == g->lines;
 }
 
 /* --- chains and loops (chains.py) ------------------------------------------------------------------ */
