@@ -130,14 +130,19 @@ def _hard_native(position: Any, limits: Limits, rng: Any, top_n: int, stop: Stop
     free = (position.lines ^ position.geometry.full).bit_count()
     spent = 0
     proof_ms = None if limits.max_time_ms is None else max(1, limits.max_time_ms * 3 // 4)
-    if position.phase == "play" and free <= SOLVE_FREE and limits.max_depth is None:
+    if position.phase == "play" and free <= SOLVE_FREE:
+        # As the Python exact solver: a proof goes to the end whatever the depth limit, and answers its move
+        # alone as the line (the same answer on both paths).
         share = Limits(
             max_time_ms=proof_ms, max_nodes=None if limits.max_nodes is None else max(1, limits.max_nodes // 2)
         )
         proof = native.search(position, share, stop=stop, top_n=top_n, solve=True)
         if proof is None:
             return None
-        if proof.exact or proof.stop_reason not in ("time", "nodes"):  # proved, or the caller stopped it
+        if proof.exact:
+            proof.pv = proof.pv[:1]
+            return proof
+        if proof.stop_reason not in ("time", "nodes"):  # the caller stopped it
             return proof
         spent = proof.nodes
         limits = Limits(
