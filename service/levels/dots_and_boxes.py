@@ -4,8 +4,8 @@
 tie-breaks); ``hard`` searches with the engine's chain reductions and chain evaluation, in the native engine when
 the service has it (``service/native``: the same search and values, some fifteen times the positions a second)
 and on the Python search otherwise. It proves the rest of the game once that fits its budget, answering
-``exact`` with the margin including the boxes already held: natively with the core's solve mode (from
-``SOLVE_FREE`` undrawn lines, with a share of its budget), in Python with the exact solver
+``exact`` with the margin including the boxes already held: natively with the core's solve mode (with a share
+of its budget, where the proof looks affordable: ``_proof_affordable``), in Python with the exact solver
 (``dots_and_boxes_exact.py``) when ``exact_affordable``. A time limit replaces its node budget and is used until
 spent or the game is proved. Where its answer is an estimate it picks by its seed among the root moves within
 ``VARIETY_MARGIN`` of the best (``_varied``), so its games do not repeat. In the pie setup every level uses one
@@ -27,11 +27,18 @@ from service.search import greedy, search
 # The hard level's node budget when the caller gives no time limit (answers are then the same on every machine);
 # with a time limit it searches until the time is up or the game is proved instead.
 HARD_NODES = 20_000
-# Natively, from this many undrawn lines hard first tries to prove the rest of the game, with half its node
-# budget or three quarters of its time (measured on random 5x5 endgames: a proof from 22 undrawn lines takes a
-# few thousand nodes, from 26 up to some 200k, from 30 up to millions; the empty 3x3 board, 24 lines, 10M in
-# about 4 s); the rest, or all of it above, goes to the search.
-SOLVE_FREE = 26
+# Natively, hard first tries to prove the rest of the game when the proof looks affordable within half its node
+# budget or three quarters of its time (``_proof_affordable``), then searches with what is left (or all of it).
+# Measured on random 5x5 endgames, a proof in the core's solve mode takes at most some 3,000 nodes from 20
+# undrawn lines and about 2.3 times more per further line (from 24: up to 85k; the empty 3x3 board, 24 lines,
+# 10M in about 4 s); the native search runs at well over a thousand nodes a millisecond.
+# Native nodes per node of the budget (and of the answer's count). Measured (16 games on 5x5, hard against itself
+# on the other path, the level's own budget): with 1 the native side won 7 and lost 9 at a fifteenth of the
+# Python side's CPU time; with 2, 9 to 7 at a ninth; with 3, 11 to 5 at a sixth.
+NODE_WEIGHT = 2
+PROOF_NODES_AT_20 = 3_000
+PROOF_GROWTH = 2.3
+NATIVE_NODES_PER_MS = 1_000
 # How many root moves hard scores for its seeded choice, and how far below the best (in boxes of estimated
 # margin) a move may be to be chosen; a proved value admits only the moves proved equal to the best.
 VARIETY = 4
@@ -122,21 +129,20 @@ def _hard(position: Any, limits: Limits, rng: Any, top_n: int, stop: StopSignal)
 
 
 def _hard_native(position: Any, limits: Limits, rng: Any, top_n: int, stop: StopSignal) -> SearchResult | None:
-    """``hard`` in the native engine, or None without it (or on a board it does not hold): from ``SOLVE_FREE``
-    undrawn lines a proof with half the node budget or three quarters of the time, then the search with what is
-    left."""
+    """``hard`` in the native engine, or None without it (or on a board it does not hold): a proof with half the
+    node budget or three quarters of the time where that looks affordable, then the search with what is left."""
     if not native.available("dots-and-boxes"):
         return None
     free = (position.lines ^ position.geometry.full).bit_count()
     spent = 0
     proof_ms = None if limits.max_time_ms is None else max(1, limits.max_time_ms * 3 // 4)
-    if position.phase == "play" and free <= SOLVE_FREE:
+    proof_nodes = None if limits.max_nodes is None else max(1, limits.max_nodes // 2)
+    if position.phase == "play" and _proof_affordable(free, proof_nodes and proof_nodes * NODE_WEIGHT, proof_ms):
         # As the Python exact solver: a proof goes to the end whatever the depth limit, and answers its move
         # alone as the line (the same answer on both paths).
-        share = Limits(
-            max_time_ms=proof_ms, max_nodes=None if limits.max_nodes is None else max(1, limits.max_nodes // 2)
+        proof = native.search(
+            position, Limits(max_time_ms=proof_ms, max_nodes=proof_nodes), stop=stop, top_n=top_n, solve=True
         )
-        proof = native.search(position, share, stop=stop, top_n=top_n, solve=True)
         if proof is None:
             return None
         if proof.exact:
@@ -150,11 +156,18 @@ def _hard_native(position: Any, limits: Limits, rng: Any, top_n: int, stop: Stop
             max_depth=limits.max_depth,
             max_nodes=None if limits.max_nodes is None else max(1, limits.max_nodes - spent),
         )
-    found = native.search(position, limits, stop=stop, top_n=max(top_n, VARIETY))
+    found = native.search(position, limits, stop=stop, top_n=max(top_n, VARIETY), node_weight=NODE_WEIGHT)
     if found is None:
         return None
     found.nodes += spent
     return _varied(found, rng, top_n)
+
+
+def _proof_affordable(free: int, nodes: int | None, time_ms: int | None) -> bool:
+    """Whether a native proof from ``free`` undrawn lines is likely to end within ``nodes`` nodes and
+    ``time_ms`` milliseconds (None: no such limit)."""
+    budgets = [n for n in (nodes, None if time_ms is None else time_ms * NATIVE_NODES_PER_MS) if n is not None]
+    return not budgets or min(budgets) >= PROOF_NODES_AT_20 * PROOF_GROWTH ** (free - 20)
 
 
 def _varied(result: SearchResult, rng: Any, top_n: int) -> SearchResult:
@@ -191,7 +204,7 @@ LEVELS = GameLevels(
             "Searches with chain reductions (takes free boxes at once, in an opened chain takes all or leaves "
             f"the last two) and values chains and loops by the long-chain rule ({HARD_NODES:,} positions, or until "
             "the time limit when one is given; in compiled code when the service has it); once the rest of the "
-            "game fits its budget (some 22-26 undrawn lines in compiled code, 18 in Python) it solves it exactly "
+            "game fits its budget (some 21 undrawn lines in compiled code, 18 in Python) it solves it exactly "
             "and plays perfectly. The seed varies its choice among moves of about equal value.",
             Limits(max_nodes=HARD_NODES),
         ),
