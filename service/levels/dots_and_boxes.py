@@ -2,8 +2,8 @@
 
 ``easy`` is one-ply greedy; ``medium`` alpha-beta to six plies within 4000 nodes, counting boxes only (seeded
 tie-breaks); ``hard`` searches with the engine's chain reductions and chain evaluation, in the native engine when
-the service has it (``service/native``: the same search and values, some fifteen times the positions a second)
-and on the Python search otherwise. It proves the rest of the game once that fits its budget, answering
+the service has it (``service/native``: the same search and values, some fifteen times the positions a second;
+it gets twice the Python search's nodes, ``NODE_WEIGHT``) and on the Python search otherwise. It proves the rest of the game once that fits its budget, answering
 ``exact`` with the margin including the boxes already held: natively with the core's solve mode (with a share
 of its budget, where the proof looks affordable: ``_proof_affordable``), in Python with the exact solver
 (``dots_and_boxes_exact.py``) when ``exact_affordable``. A time limit replaces its node budget and is used until
@@ -32,9 +32,9 @@ HARD_NODES = 20_000
 # Measured on random 5x5 endgames, a proof in the core's solve mode takes at most some 3,000 nodes from 20
 # undrawn lines and about 2.3 times more per further line (from 24: up to 85k; the empty 3x3 board, 24 lines,
 # 10M in about 4 s); the native search runs at well over a thousand nodes a millisecond.
-# Native nodes per node of the budget (and of the answer's count). Measured (16 games on 5x5, hard against itself
-# on the other path, the level's own budget): with 1 the native side won 7 and lost 9 at a fifteenth of the
-# Python side's CPU time; with 2, 9 to 7 at a ninth; with 3, 11 to 5 at a sixth.
+# Native nodes per node of the budget (and of the answer's count). Measured on 5x5, hard against itself on the
+# Python path, the level's own budget, seeded openings with the colours swapped: with 1 the native side won 13
+# of 32 games at a fourteenth of the Python side's CPU time per move; with 2, 19 of 32 at an eighth.
 NODE_WEIGHT = 2
 PROOF_NODES_AT_20 = 3_000
 PROOF_GROWTH = 2.3
@@ -204,7 +204,7 @@ LEVELS = GameLevels(
             "Searches with chain reductions (takes free boxes at once, in an opened chain takes all or leaves "
             f"the last two) and values chains and loops by the long-chain rule ({HARD_NODES:,} positions, or until "
             "the time limit when one is given; in compiled code when the service has it); once the rest of the "
-            "game fits its budget (some 21 undrawn lines in compiled code, 18 in Python) it solves it exactly "
+            "game fits its budget (some 22 undrawn lines in compiled code, 18 in Python) it solves it exactly "
             "and plays perfectly. The seed varies its choice among moves of about equal value.",
             Limits(max_nodes=HARD_NODES),
         ),
