@@ -3,12 +3,13 @@
 ``easy`` is one-ply greedy; ``medium`` alpha-beta to six plies within 4000 nodes, counting boxes only (seeded
 tie-breaks); ``hard`` searches with the engine's chain reductions and chain evaluation, in the native engine when
 the service has it (``service/native``: the same search and values, some fifteen times the positions a second;
-it gets twice the Python search's nodes, ``NODE_WEIGHT``) and on the Python search otherwise. It proves the rest of the game once that fits its budget, answering
-``exact`` with the margin including the boxes already held: natively with the core's solve mode (with a share
-of its budget, where the proof looks affordable: ``_proof_affordable``), in Python with the exact solver
-(``dots_and_boxes_exact.py``) when ``exact_affordable``. A time limit replaces its node budget and is used until
-spent or the game is proved. Where its answer is an estimate it picks by its seed among the root moves within
-``VARIETY_MARGIN`` of the best (``_varied``), so its games do not repeat. In the pie setup every level uses one
+it gets twice the Python search's nodes, ``NODE_WEIGHT``) and on the Python search otherwise. It proves the rest
+of the game once that fits its budget, answering ``exact`` with the margin including the boxes already held:
+natively with the core's solve mode (with a share of its budget, where the proof looks affordable:
+``_proof_affordable``), in Python with the exact solver (``dots_and_boxes_exact.py``) when ``exact_affordable``.
+A time limit replaces its node budget and is used until spent or the game is proved. Where its answer is an
+estimate it picks by its seed among the root moves within ``VARIETY_MARGIN`` of the best (``_varied``), so its
+games do not repeat. In the pie setup every level uses one
 rule (``_setup_move``): stop, or draw a safe line, whichever leaves the position that looks most balanced, since
 seat 2 will take the better colour; the keep / swap choice is searched (``easy``: the static estimate).
 """
@@ -137,12 +138,12 @@ def _hard_native(position: Any, limits: Limits, rng: Any, top_n: int, stop: Stop
     spent = 0
     proof_ms = None if limits.max_time_ms is None else max(1, limits.max_time_ms * 3 // 4)
     proof_nodes = None if limits.max_nodes is None else max(1, limits.max_nodes // 2)
-    if position.phase == "play" and _proof_affordable(free, proof_nodes and proof_nodes * NODE_WEIGHT, proof_ms):
+    native_nodes = None if proof_nodes is None else proof_nodes * NODE_WEIGHT
+    if position.phase == "play" and _proof_affordable(free, native_nodes, proof_ms):
         # As the Python exact solver: a proof goes to the end whatever the depth limit, and answers its move
         # alone as the line (the same answer on both paths).
-        proof = native.search(
-            position, Limits(max_time_ms=proof_ms, max_nodes=proof_nodes), stop=stop, top_n=top_n, solve=True
-        )
+        share = Limits(max_time_ms=proof_ms, max_nodes=proof_nodes)
+        proof = native.search(position, share, stop=stop, top_n=top_n, solve=True, node_weight=NODE_WEIGHT)
         if proof is None:
             return None
         if proof.exact:
