@@ -8,7 +8,7 @@ of the game once that fits its budget, answering ``exact`` with the margin inclu
 natively with the core's solve mode (with a share of its budget, where the proof looks affordable:
 ``_proof_affordable``), in Python with the exact solver (``dots_and_boxes_exact.py``) when ``exact_affordable``.
 A time limit replaces its node budget and is used until spent or the game is proved. Where its answer is an
-estimate it picks by its seed among the root moves within ``VARIETY_MARGIN`` of the best (``_varied``), so its
+estimate it picks by its seed among the root moves within ``VARIETY_MARGIN`` of the best (``variety.py``), so its
 games do not repeat. In the pie setup every level uses one
 rule (``_setup_move``): stop, or draw a safe line, whichever leaves the position that looks most balanced, since
 seat 2 will take the better colour; the keep / swap choice is searched (``easy``: the static estimate).
@@ -20,14 +20,17 @@ from typing import Any
 
 from service.core.values import Level, Limits, ScoredMove, SearchResult, StopSignal
 from service.engines.dots_and_boxes import STOP, SWAP, DotsAndBoxesPosition, side_counts
+from service.levels import variety
 from service.levels.dots_and_boxes_exact import exact_affordable, solve
 from service.levels.driver import GameLevels
+from service.levels.native_search import callers_resources
 from service.native import engine as native
 from service.search import greedy, search
 
 # The hard level's node budget when the caller gives no time limit (answers are then the same on every machine);
 # with a time limit it searches until the time is up or the game is proved instead.
 HARD_NODES = 20_000
+HARD_LIMITS = Limits(max_nodes=HARD_NODES)
 # Natively, hard first tries to prove the rest of the game when the proof looks affordable within half its node
 # budget or three quarters of its time (``_proof_affordable``), then searches with what is left (or all of it).
 # Measured on random 5x5 endgames, a proof in the core's solve mode takes at most some 3,000 nodes from 20
@@ -40,9 +43,8 @@ NODE_WEIGHT = 2
 PROOF_NODES_AT_20 = 3_000
 PROOF_GROWTH = 2.3
 NATIVE_NODES_PER_MS = 1_000
-# How many root moves hard scores for its seeded choice, and how far below the best (in boxes of estimated
-# margin) a move may be to be chosen; a proved value admits only the moves proved equal to the best.
-VARIETY = 4
+# How far below the best (in boxes of estimated margin) a move may be for hard's seeded choice (``variety``); a
+# proved value admits only the moves proved equal to the best.
 VARIETY_MARGIN = 0.25
 
 
@@ -116,9 +118,10 @@ def _medium(position: Any, limits: Limits, rng: Any, top_n: int, stop: StopSigna
 def _hard(position: Any, limits: Limits, rng: Any, top_n: int, stop: StopSignal) -> SearchResult:
     if position.phase == "setup":
         return _setup_move(position, rng, top_n)
-    if limits.max_time_ms is not None and limits.max_nodes == HARD_NODES:
-        limits = Limits(max_time_ms=limits.max_time_ms, max_depth=limits.max_depth)
-    answer = _hard_native(position, limits, rng, top_n, stop)
+    limits = callers_resources(limits, HARD_LIMITS)
+    drawn = variety.draw(rng)
+    variety.report_picks(stop, drawn, VARIETY_MARGIN, top_n)
+    answer = _hard_native(position, limits, drawn, top_n, stop)
     if answer is not None:
         return answer
     free = (position.lines ^ position.geometry.full).bit_count()
@@ -126,10 +129,11 @@ def _hard(position: Any, limits: Limits, rng: Any, top_n: int, stop: StopSignal)
         solved = solve(position, limits, top_n, stop)
         if solved is not None:
             return solved
-    return _varied(search(position, limits, stop=stop, top_n=max(top_n, VARIETY), rng=rng), rng, top_n)
+    found = search(position, limits, stop=stop, top_n=variety.width(top_n), rng=rng)
+    return variety.pick(found, drawn, VARIETY_MARGIN, top_n)
 
 
-def _hard_native(position: Any, limits: Limits, rng: Any, top_n: int, stop: StopSignal) -> SearchResult | None:
+def _hard_native(position: Any, limits: Limits, drawn: float, top_n: int, stop: StopSignal) -> SearchResult | None:
     """``hard`` in the native engine, or None without it (or on a board it does not hold): a proof with half the
     node budget or three quarters of the time where that looks affordable, then the search with what is left."""
     if not native.available("dots-and-boxes"):
@@ -157,11 +161,11 @@ def _hard_native(position: Any, limits: Limits, rng: Any, top_n: int, stop: Stop
             max_depth=limits.max_depth,
             max_nodes=None if limits.max_nodes is None else max(1, limits.max_nodes - spent),
         )
-    found = native.search(position, limits, stop=stop, top_n=max(top_n, VARIETY), node_weight=NODE_WEIGHT)
+    found = native.search(position, limits, stop=stop, top_n=variety.width(top_n), node_weight=NODE_WEIGHT)
     if found is None:
         return None
     found.nodes += spent
-    return _varied(found, rng, top_n)
+    return variety.pick(found, drawn, VARIETY_MARGIN, top_n)
 
 
 def _proof_affordable(free: int, nodes: int | None, time_ms: int | None) -> bool:
@@ -169,25 +173,6 @@ def _proof_affordable(free: int, nodes: int | None, time_ms: int | None) -> bool
     ``time_ms`` milliseconds (None: no such limit)."""
     budgets = [n for n in (nodes, None if time_ms is None else time_ms * NATIVE_NODES_PER_MS) if n is not None]
     return not budgets or min(budgets) >= PROOF_NODES_AT_20 * PROOF_GROWTH ** (free - 20)
-
-
-def _varied(result: SearchResult, rng: Any, top_n: int) -> SearchResult:
-    """The seeded choice among the scored root moves within ``VARIETY_MARGIN`` of the best (a proved value:
-    those proved equal to it), first in the answer's alternatives, which keep the caller's ``top_n``."""
-    scored = result.alternatives
-    if not scored:
-        return result
-    best = scored[0]
-    margin = 0.0 if best.exact else VARIETY_MARGIN
-    near = [s for s in scored if s.value >= best.value - margin and s.exact == best.exact]
-    pick = near[rng.randrange(len(near))]
-    if pick is not best:
-        result.move = pick.move
-        result.value = pick.value
-        result.exact = pick.exact
-        result.pv = [pick.move]
-    result.alternatives = ([pick] + [s for s in scored if s is not pick])[:top_n]
-    return result
 
 
 LEVELS = GameLevels(
@@ -207,7 +192,7 @@ LEVELS = GameLevels(
             "the time limit when one is given; in compiled code when the service has it); once the rest of the "
             "game fits its budget (some 22 undrawn lines in compiled code, 18 in Python) it solves it exactly "
             "and plays perfectly. The seed varies its choice among moves of about equal value.",
-            Limits(max_nodes=HARD_NODES),
+            HARD_LIMITS,
         ),
     ),
     default="hard",
