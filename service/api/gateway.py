@@ -50,7 +50,7 @@ from google.rpc import code_pb2, error_details_pb2, status_pb2
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from gamerules.v1 import gamerules_pb2 as pb
-from service.api import auth, environment, logs, metrics, protojson
+from service.api import auth, environment, gateway_pacing, logs, metrics, protojson
 from service.api.calls import WORKER_METADATA
 from service.api.cors import install_cors, origins_from_env
 from service.api.errors import HTTP_STATUS, overloaded
@@ -354,6 +354,14 @@ def create_app(backend: str | None = None, timeout_s: float | None = None) -> Fl
     channels = [_backend_channel(backend, index) for index in range(connections)]
     backends = Backends(channels)
     searches = _search_share(int(environment.env("GAMERULES_GATEWAY_THREADS") or 0))
+    # Under another WSGI server, whose threads the app does not know, refusals are held only when asked to.
+    refusals = gateway_pacing.RefusalHold(
+        int(
+            environment.env("GAMERULES_GATEWAY_HELD_REFUSALS")
+            or (gateway_pacing.DEFAULT_SLOTS if searches is not None else 0)
+        ),
+        float(environment.env("GAMERULES_GATEWAY_REFUSAL_HOLD_S") or gateway_pacing.DEFAULT_HOLD_S),
+    )
     metrics.record_process_metrics()  # this worker's process_* series (multi-process mode only)
     routes = backends.routes[0]
 
@@ -422,16 +430,31 @@ def create_app(backend: str | None = None, timeout_s: float | None = None) -> Fl
         metadata = [(key.lower(), value) for key, value in request.headers.items() if key.lower() in _FORWARDED]
         if route.method.server_streaming:
             return stream_response(route.call(message, timeout=timeout, metadata=metadata), _rpc_error_response)
-        searching = searches is not None and route.method.name == "BestMove"
-        if searching and not searches.acquire(blocking=False):  # type: ignore[union-attr]
+        if route.method.name == "BestMove":
+            response = _search(route, message, timeout, metadata)
+            if response.status_code == 429:  # held a while first, so that a client ignoring Retry-After cannot spin
+                refusals.hold(g.started + timeout, metrics.observe_held_refusal)
+            return response
+        try:
+            answer, call = backends.call(route, message, timeout, metadata)
+        except grpc.RpcError as error:
+            return _with_worker(_rpc_error_response(error), error)  # type: ignore[arg-type]
+        return _answer(route, answer, call)
+
+    def _search(route: Route, message: Message, timeout: float, metadata: list[tuple[str, str]]) -> Response:
+        """A BestMove: sent on only while the worker's share of threads for searches has room, else 429."""
+        if searches is not None and not searches.acquire(blocking=False):
             return status_response(overloaded(_GATEWAY_BUSY).to_status(), {"Retry-After": "1"})
         try:
             answer, call = backends.call(route, message, timeout, metadata)
         except grpc.RpcError as error:
             return _with_worker(_rpc_error_response(error), error)  # type: ignore[arg-type]
         finally:
-            if searching:
-                searches.release()  # type: ignore[union-attr]
+            if searches is not None:
+                searches.release()
+        return _answer(route, answer, call)
+
+    def _answer(route: Route, answer: Message, call: grpc.Call) -> Response:
         if route.method.output_type.full_name == HTTP_BODY:
             return _with_worker(body_response(answer), call)
         body = json.dumps(protojson.to_dict(answer), separators=(",", ":"))

@@ -1,0 +1,111 @@
+"""The gateway's pacing of refused best moves (``service/api/gateway_pacing.py``): a 429 to BestMove comes
+after a hold, bounded by the caller's deadline, on threads of its own, so that the rules calls are served
+while refused best moves wait. A real gRPC server with one search slot and no queue (easy to saturate) and a
+real gateway process."""
+
+from __future__ import annotations
+
+import threading
+import time
+import urllib.request
+from collections.abc import Iterator
+from concurrent import futures
+
+import pytest
+
+from gamerules.v1 import gamerules_pb2 as pb
+from service.api.gateway_pacing import RefusalHold
+from service.api.server import ServerConfig, create_server
+from service.api.servicer import ServiceConfig
+from tests.api.conftest import http
+from tests.api.test_faults import gateway, legal_moves, long_search
+from tests.api.test_serving import best_move_request, fresh_stub
+
+HELD = "gamerules_gateway_held_refusals_total"
+
+
+@pytest.fixture(scope="module")
+def busy_server() -> Iterator[str]:
+    """A server whose only search slot is taken (a search held until the module ends) and that queues
+    nothing: every BestMove sent to it is refused at once."""
+    running = create_server(
+        ServerConfig(service=ServiceConfig(search_slots=1, search_queue=0, max_think_ms=300_000)), address="127.0.0.1:0"
+    )
+    address = f"127.0.0.1:{running.port}"
+    channel, stub = fresh_stub(address)
+    searching = stub.BestMove.future(
+        best_move_request(pb.SearchLimits(max_time_ms=240_000, max_depth=60, max_nodes=10**9)), timeout=300
+    )
+    try:
+        yield address
+    finally:
+        searching.cancel()
+        channel.close()
+        running.shutdown(1)
+
+
+def held_so_far(url: str) -> float:
+    with urllib.request.urlopen(url + "/metrics", timeout=10) as answer:
+        for line in answer.read().decode().splitlines():
+            if line.startswith(HELD + " "):
+                return float(line.split()[1])
+    return 0.0
+
+
+def wait_held(url: str, count: int, patience_s: float = 30) -> None:
+    """Until the gateway has started holding ``count`` refusals; a failure if it has not within ``patience_s``
+    (the refusals' deadlines are shorter: by then every one was answered)."""
+    give_up = time.monotonic() + patience_s
+    while (held := held_so_far(url)) < count:
+        assert time.monotonic() < give_up, f"the gateway held {held:g} refusals, not {count}"
+        time.sleep(0.05)
+
+
+def refused_best_move(url: str, timeout: str) -> tuple[int, dict, object]:
+    return http(url, "/v1/games/reversi:bestMove", long_search(300), headers={"Grpc-Timeout": timeout})
+
+
+def test_refused_best_moves_are_held_on_threads_of_their_own_while_rules_calls_are_served(busy_server):
+    """More refused best moves than the worker has request threads (8) are held at once, each until its
+    deadline is near (the hold, 60 s, is longer than any deadline here), and a legal-move call is answered
+    meanwhile; each then gets its 429 with Retry-After, before its deadline."""
+    hold = {"GAMERULES_GATEWAY_REFUSAL_HOLD_S": "60", "GAMERULES_GATEWAY_HELD_REFUSALS": "16"}
+    with gateway(busy_server, hold) as url, futures.ThreadPoolExecutor(12) as pool:
+        # 6 reach the server (the worker's share for best moves) and are refused there, 6 at the gateway.
+        calls = [pool.submit(refused_best_move, url, "5S") for _ in range(12)]
+        wait_held(url, 12)
+        assert legal_moves(url)[0] == 200
+        assert not any(call.done() for call in calls), "a refusal was answered before its hold ended"
+        answers = [call.result() for call in calls]
+    assert [status for status, _, _ in answers] == [429] * 12
+    for _, body, headers in answers:
+        assert headers["Retry-After"] == "1"  # type: ignore[index]
+        assert body["details"][0]["reason"] == "OVERLOADED"
+
+
+def test_refusals_beyond_the_held_ones_are_answered_at_once(busy_server):
+    """With one hold slot, a second refused best move gets its 429 while the first is still held."""
+    hold = {"GAMERULES_GATEWAY_REFUSAL_HOLD_S": "60", "GAMERULES_GATEWAY_HELD_REFUSALS": "1"}
+    with gateway(busy_server, hold) as url, futures.ThreadPoolExecutor(1) as pool:
+        first = pool.submit(refused_best_move, url, "4S")
+        wait_held(url, 1)
+        status, body, _ = refused_best_move(url, "4S")
+        assert status == 429 and body["details"][0]["reason"] == "OVERLOADED"
+        assert not first.done(), "the first refusal is still held"
+        assert held_so_far(url) == 1
+        assert first.result()[0] == 429
+
+
+def test_a_hold_never_reaches_into_the_deadline_and_takes_only_its_slots():
+    hold = RefusalHold(slots=1, hold_s=60)
+    assert not hold.hold(time.perf_counter() + 0.01), "no time to hold before the deadline: answered at once"
+    assert not RefusalHold(slots=0, hold_s=1).hold(time.perf_counter() + 10)
+    assert not RefusalHold(slots=4, hold_s=0).hold(time.perf_counter() + 10)
+    started = threading.Event()
+    holding = threading.Thread(target=hold.hold, args=(time.perf_counter() + 1, started.set))
+    holding.start()
+    assert started.wait(30), "the hold did not start"
+    assert hold.holding == 1
+    assert not hold.hold(time.perf_counter() + 10), "its one slot is taken"
+    holding.join()
+    assert hold.holding == 0
