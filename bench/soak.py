@@ -6,9 +6,12 @@ granian with two workers) on 127.0.0.1; the load comes from this process and fro
 
 - queue: 8 simultaneous 1 s BestMoves with 10 s deadlines, each on its own connection. Target: all answered.
 - flood: LegalMoves p50/p99 over gRPC and over REST, idle, then while 64 REST clients call BestMove without
-  pause, ignoring ``Retry-After``; once per search mode (``--modes``: the searches in niced search processes,
-  the default, or in niced threads of the worker). Target: p99 under the flood within 2x idle, both
-  transports.
+  pause, ignoring ``Retry-After`` (one client process of its own, not pinned to a core); ``--flood-rounds``
+  rounds of both in turn, so that the load of a shared box falls on both phases alike. Once per search mode
+  (``--modes``: the searches in niced search processes, the default, or in niced threads of the worker) and
+  per refusal hold of the gateway (``--refusal-holds 0,1``: refusals answered at once, as before the hold,
+  then held 1 s). Target: p99 under the flood within 2x idle, both transports. Run only this part with
+  ``python -m bench --only soak --part flood`` (about a minute per mode and hold).
 - mutation: valid requests of every RPC with random bytes flipped, inserted, cut; sent as raw bytes over
   gRPC. Target: no INTERNAL or UNKNOWN answer.
 - soak: ``--best-moves`` BestMove calls (every game, ``maxTimeMs`` 5) and ``--rules-calls`` rules calls (every

@@ -10,8 +10,10 @@ multi-process directory; ``service/run.py`` starts it for ``make run``); any WSG
 ``create_app()``. Configuration (the README's table, ``service/api/environment.py``): ``GAMERULES_GRPC_TARGET``
 (the gRPC address, default ``localhost:50051``), ``GAMERULES_GRPC_TARGET_CONNECTIONS`` (``Backends``),
 ``GAMERULES_GATEWAY_TIMEOUT_S`` (default deadline, 30),
-``GAMERULES_GATEWAY_MAX_BODY_BYTES``, ``GAMERULES_GRPC_TARGET_CA`` / ``_CERT`` / ``_KEY`` (TLS, mutual with a
-certificate, to the gRPC server) and the API keys of ``service/api/auth.py``.
+``GAMERULES_GATEWAY_MAX_BODY_BYTES``, ``GAMERULES_GATEWAY_WAITING_BEST_MOVES`` and ``_REFUSAL_HOLD_S`` (how best
+moves wait for a thread and refusals for their 429, ``service/api/gateway_pacing.py``),
+``GAMERULES_GRPC_TARGET_CA`` / ``_CERT`` / ``_KEY`` (TLS, mutual with a certificate, to the gRPC server) and the
+API keys of ``service/api/auth.py``.
 
 Every answer is counted and timed in ``http_requests_total`` / ``http_request_duration_seconds`` with the
 proto's path template as the ``route`` (bounded), logged as one JSON line, and ``/metrics`` exposes them.
@@ -354,10 +356,10 @@ def create_app(backend: str | None = None, timeout_s: float | None = None) -> Fl
     channels = [_backend_channel(backend, index) for index in range(connections)]
     backends = Backends(channels)
     searches = _search_share(int(environment.env("GAMERULES_GATEWAY_THREADS") or 0))
-    # Under another WSGI server, whose threads the app does not know, refusals are held only when asked to.
-    refusals = gateway_pacing.RefusalHold(
+    # Under another WSGI server, whose threads the app does not know, best moves wait only when asked to.
+    pacing = gateway_pacing.Pacing(
         int(
-            environment.env("GAMERULES_GATEWAY_HELD_REFUSALS")
+            environment.env("GAMERULES_GATEWAY_WAITING_BEST_MOVES")
             or (gateway_pacing.DEFAULT_SLOTS if searches is not None else 0)
         ),
         float(environment.env("GAMERULES_GATEWAY_REFUSAL_HOLD_S") or gateway_pacing.DEFAULT_HOLD_S),
@@ -433,7 +435,7 @@ def create_app(backend: str | None = None, timeout_s: float | None = None) -> Fl
         if route.method.name == "BestMove":
             response = _search(route, message, timeout, metadata)
             if response.status_code == 429:  # held a while first, so that a client ignoring Retry-After cannot spin
-                refusals.hold(g.started + timeout, metrics.observe_held_refusal)
+                pacing.hold(g.started + timeout, metrics.observe_held_refusal)
             return response
         try:
             answer, call = backends.call(route, message, timeout, metadata)
@@ -442,8 +444,9 @@ def create_app(backend: str | None = None, timeout_s: float | None = None) -> Fl
         return _answer(route, answer, call)
 
     def _search(route: Route, message: Message, timeout: float, metadata: list[tuple[str, str]]) -> Response:
-        """A BestMove: sent on only while the worker's share of threads for searches has room, else 429."""
-        if searches is not None and not searches.acquire(blocking=False):
+        """A BestMove: sent on once it has a place in the worker's share of threads for searches (waiting for
+        one until its deadline is near), else 429."""
+        if searches is not None and not pacing.wait_for(searches, g.started + timeout):
             return status_response(overloaded(_GATEWAY_BUSY).to_status(), {"Retry-After": "1"})
         try:
             answer, call = backends.call(route, message, timeout, metadata)

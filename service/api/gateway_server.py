@@ -75,16 +75,17 @@ def parser() -> argparse.ArgumentParser:
         help="requests one worker handles at once (each waits on its gRPC call); more wait in line",
     )
     add(
-        "--held-refusals",
+        "--waiting-best-moves",
         type=int,
-        default=int(_env("GAMERULES_GATEWAY_HELD_REFUSALS", str(gateway_pacing.DEFAULT_SLOTS))),
-        help="refused best moves a worker holds at once before their 429, each on a thread beyond --threads",
+        default=int(_env("GAMERULES_GATEWAY_WAITING_BEST_MOVES", str(gateway_pacing.DEFAULT_SLOTS))),
+        help="best moves a worker keeps waiting at once (for a thread, or for their 429), each on a thread "
+        "beyond --threads; 0: none wait",
     )
     add(
         "--refusal-hold-s",
         type=float,
         default=float(_env("GAMERULES_GATEWAY_REFUSAL_HOLD_S", str(gateway_pacing.DEFAULT_HOLD_S))),
-        help="how long a refused best move waits for its 429 (less near its deadline); 0: answered at once",
+        help="how long a refused best move waits for its 429 (less near its deadline); 0: at once",
     )
     add("--grace-s", type=float, default=float(_env("GAMERULES_GRACE_S", "15")), help="on SIGTERM, for requests")
     add("--tls-cert", default=_env("GAMERULES_GATEWAY_TLS_CERT", ""), help="PEM certificate: serve HTTPS")
@@ -245,8 +246,8 @@ def main(argv: list[str] | None = None) -> int:
     host, port = args.bind
     os.environ["GAMERULES_GRPC_TARGET"] = args.grpc_target  # read by create_app in each worker
     os.environ["GAMERULES_GATEWAY_THREADS"] = str(max(1, args.threads))  # so is this: best moves get a share
-    held = max(0, args.held_refusals) if args.refusal_hold_s > 0 else 0
-    os.environ["GAMERULES_GATEWAY_HELD_REFUSALS"] = str(held)  # and these: how refusals are paced
+    waiting = max(0, args.waiting_best_moves)
+    os.environ["GAMERULES_GATEWAY_WAITING_BEST_MOVES"] = str(waiting)  # and these: how best moves are paced
     os.environ["GAMERULES_GATEWAY_REFUSAL_HOLD_S"] = str(max(0.0, args.refusal_hold_s))
     metrics_dir, owned = multiproc.prepare("gamerules-gateway-metrics-")
     if _env("GAMERULES_LOG_FORMAT", "json").lower() == "json":
@@ -268,8 +269,8 @@ def main(argv: list[str] | None = None) -> int:
         # The Python threads per worker; connections beyond them are still accepted and their requests wait
         # for a thread. (A backpressure as low as the threads would leave whole keep-alive connections
         # unaccepted: the load benchmark then saw p99 of 3 s at 32 and 128 clients, SYN retries.)
-        # Held refusals (``gateway_pacing``) sleep on threads of their own, on top of the request threads.
-        blocking_threads=threads + held,
+        # Waiting best moves (``gateway_pacing``) sleep on threads of their own, on top of the request threads.
+        blocking_threads=threads + waiting,
         websockets=False,
         respawn_failed_workers=True,
         workers_kill_timeout=max(1, round(args.grace_s)),
