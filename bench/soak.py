@@ -4,14 +4,16 @@ queue, and byte-mutated requests (``python -m bench.soak``).
 The servers run as in production (``python -m service.api.server`` with two workers, the gateway under
 granian with two workers) on 127.0.0.1; the load comes from this process and from client processes.
 
-- queue: 8 simultaneous 1 s BestMoves with 10 s deadlines, each on its own connection. Target: all answered.
+- queue: 8 simultaneous 1 s BestMoves with 10 s deadlines, each on its own connection, over gRPC and over
+  REST. Target: all answered.
 - flood: LegalMoves p50/p99 over gRPC and over REST, idle, then while 64 REST clients call BestMove without
   pause, ignoring ``Retry-After`` (one client process of its own, not pinned to a core); ``--flood-rounds``
   rounds of both in turn, so that the load of a shared box falls on both phases alike. Once per search mode
   (``--modes``: the searches in niced search processes, the default, or in niced threads of the worker) and
-  per refusal hold of the gateway (``--refusal-holds 0,1``: refusals answered at once, as before the hold,
-  then held 1 s). Target: p99 under the flood within 2x idle, both transports. Run only this part with
-  ``python -m bench --only soak --part flood`` (about a minute per mode and hold).
+  with the gateway's pacing of best moves on or off (``--gateway-pacing off,on``: off refuses at once, as
+  before it; ``service/api/gateway_pacing.py``). Target: p99 under the flood within 2x idle, both
+  transports. Run only this part with ``python -m bench --only soak --part flood`` (about a minute per mode
+  and pacing).
 - mutation: valid requests of every RPC with random bytes flipped, inserted, cut; sent as raw bytes over
   gRPC. Target: no INTERNAL or UNKNOWN answer.
 - soak: ``--best-moves`` BestMove calls (every game, ``maxTimeMs`` 5) and ``--rules-calls`` rules calls (every
@@ -64,9 +66,10 @@ class Servers:
 
 
 @contextlib.contextmanager
-def servers(mode: str, logs: Path, refusal_hold_s: float | None = None) -> Iterator[Servers]:
-    """The servers, their searches in ``mode``; the gateway holds refused best moves ``refusal_hold_s``
-    (None: its default)."""
+def servers(mode: str, logs: Path, pacing: bool = True) -> Iterator[Servers]:
+    """The servers, their searches in ``mode``; the gateway paces best moves (``pacing``, its default) or
+    refuses them at once when its share of threads is taken, and answers every 429 at once (as before the
+    pacing)."""
     port, http_port = _free_port(), _free_port()
     target = f"{HOST}:{port}"
     quiet = {"GAMERULES_LOG_LEVEL": "WARNING"}
@@ -75,8 +78,8 @@ def servers(mode: str, logs: Path, refusal_hold_s: float | None = None) -> Itera
         sys.executable, "-m", "service.api.gateway_server", "--bind", f"{HOST}:{http_port}",
         "--grpc-target", target, "--workers", "2",
     ]  # fmt: skip
-    if refusal_hold_s is not None:
-        gateway += ["--refusal-hold-s", str(refusal_hold_s)]
+    if not pacing:
+        gateway += ["--waiting-best-moves", "0"]
     with (
         _process(server, logs / f"server-{mode}.log", quiet) as server_process,
         _process(gateway, logs / f"gateway-{mode}.log", quiet),
@@ -164,32 +167,46 @@ def legal_moves_request() -> pb.LegalMovesRequest:
 # --- queue -------------------------------------------------------------------------------------------------
 
 
-def run_queue(target: str) -> bool:
+def run_queue(servers: Servers) -> bool:
+    """8 simultaneous 1 s BestMoves with 10 s deadlines, each on its own connection: over gRPC, then over REST."""
     limits = pb.SearchLimits(max_time_ms=1000, max_depth=60, max_nodes=10**9)
     request = pb.BestMoveRequest(game="reversi", position=pb.Position(notation=REVERSI_START), limits=limits)
-    channels = [grpc.insecure_channel(target, options=[("grpc.use_local_subchannel_pool", 1)]) for _ in range(8)]
-    codes: list[str] = []
-    began = time.perf_counter()
-    with futures.ThreadPoolExecutor(8) as pool:
-        calls = [pool.submit(pb_grpc.GameRulesStub(channel).BestMove, request, timeout=10) for channel in channels]
-        for call in calls:
+    rest_limits = {"maxTimeMs": limits.max_time_ms, "maxDepth": limits.max_depth, "maxNodes": limits.max_nodes}
+    body = json.dumps({"position": {"notation": REVERSI_START}, "limits": rest_limits})
+    host, port = servers.rest.removeprefix("http://").split(":")
+
+    def over_grpc(_: int) -> str:
+        with grpc.insecure_channel(servers.grpc, options=[("grpc.use_local_subchannel_pool", 1)]) as channel:
             try:
-                call.result()
-                codes.append("OK")
+                pb_grpc.GameRulesStub(channel).BestMove(request, timeout=10)
+                return "OK"
             except grpc.RpcError as error:
-                codes.append(error.code().name)
-    for channel in channels:
-        channel.close()
-    answered = codes.count("OK")
-    others = [code for code in codes if code not in ("OK", "RESOURCE_EXHAUSTED")]
-    print(
-        f"8 simultaneous 1 s BestMoves, 10 s deadlines: {answered} of 8 answered, "
-        f"{codes.count('RESOURCE_EXHAUSTED')} refused, others {others}"
-        f", all done after {time.perf_counter() - began:.1f} s: {answered}/8 = {answered / 8:.2f} "
-        f"(target 1.00) {verdict(answered == 8)}",
-        flush=True,
-    )
-    return answered == 8
+                return error.code().name
+
+    def over_rest(_: int) -> str:
+        connection = http.client.HTTPConnection(host, int(port), timeout=30)
+        headers = {"Content-Type": "application/json", "Grpc-Timeout": "10S"}
+        connection.request("POST", "/v1/games/reversi:bestMove", body, headers)
+        status = connection.getresponse().status
+        connection.close()
+        return {200: "OK", 429: "RESOURCE_EXHAUSTED"}.get(status, str(status))
+
+    met = True
+    for transport, call in (("gRPC", over_grpc), ("REST", over_rest)):
+        began = time.perf_counter()
+        with futures.ThreadPoolExecutor(8) as pool:
+            codes = list(pool.map(call, range(8)))
+        answered = codes.count("OK")
+        others = [code for code in codes if code not in ("OK", "RESOURCE_EXHAUSTED")]
+        print(
+            f"8 simultaneous 1 s BestMoves over {transport}, 10 s deadlines: {answered} of 8 answered, "
+            f"{codes.count('RESOURCE_EXHAUSTED')} refused, others {others}"
+            f", all done after {time.perf_counter() - began:.1f} s: {answered}/8 = {answered / 8:.2f} "
+            f"(target 1.00) {verdict(answered == 8)}",
+            flush=True,
+        )
+        met &= answered == 8
+    return met
 
 
 # --- flood -------------------------------------------------------------------------------------------------
@@ -468,10 +485,10 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--flood-rounds", type=int, default=3, help="idle and flooded phases, taken in turn")
     parser.add_argument(
-        "--refusal-holds",
-        default="",
-        help="the gateway's --refusal-hold-s values to flood under, comma-separated (0: refusals answered at "
-        "once, as before the hold; default: the gateway's own)",
+        "--gateway-pacing",
+        default="on",
+        help="flood with the gateway's pacing of best moves on (its default), off (--waiting-best-moves 0: "
+        "refusals at once, as before it) or both: off,on",
     )
     parser.add_argument("--mutations", type=int, default=2000)
     parser.add_argument("--modes", default="process,thread", help="search modes the flood runs under")
@@ -498,16 +515,15 @@ def main(argv: list[str] | None = None) -> int:
                 f"\n-- flood: {args.flood_clients} REST clients calling BestMove (300 ms searches) without pause, "
                 f"{args.flood_rounds} rounds of {args.flood_samples} LegalMoves per transport idle and flooded"
             )
-            holds: list[float | None] = [float(hold) for hold in args.refusal_holds.split(",") if hold] or [None]
             for mode in modes:
-                for hold in holds:
-                    label = mode if hold is None else f"{mode} hold {hold:g} s"
-                    with servers(mode, logs, hold) as running:
+                for pacing in args.gateway_pacing.split(","):
+                    label = f"{mode} pacing {pacing}"
+                    with servers(mode, logs, pacing != "off") as running:
                         run_flood(running, label, args.flood_clients, args.flood_samples, args.flood_rounds, pool)
         with servers(modes[0], logs) as running:
             if "queue" in parts:
                 print("\n-- queue")
-                run_queue(running.grpc)
+                run_queue(running)
             if "mutation" in parts:
                 print("\n-- mutation")
                 run_mutation(running.grpc, args.mutations)
