@@ -448,8 +448,10 @@ def create_app(backend: str | None = None, timeout_s: float | None = None) -> Fl
         one until its deadline is near), else 429."""
         if searches is not None and not pacing.wait_for(searches, g.started + timeout):
             return status_response(overloaded(_GATEWAY_BUSY).to_status(), {"Retry-After": "1"})
+        # The call's deadline has not moved while it waited: the server gets the time that is left.
+        left = g.started + timeout - time.perf_counter()
         try:
-            answer, call = backends.call(route, message, timeout, metadata)
+            answer, call = backends.call(route, message, left, metadata)
         except grpc.RpcError as error:
             return _with_worker(_rpc_error_response(error), error)  # type: ignore[arg-type]
         finally:

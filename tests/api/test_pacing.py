@@ -7,6 +7,7 @@ processes."""
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import subprocess
 import threading
@@ -132,6 +133,26 @@ def test_a_best_move_waits_for_the_gateways_share_instead_of_being_refused():
             assert legal_moves(url)[0] == 200
         assert [status for status, _, _ in answers] == [200, 200], answers
         assert all(body["stopReason"] == "time" for _, body, _ in answers)
+    finally:
+        running.shutdown(1)
+
+
+def test_a_best_move_that_waited_at_the_gateway_is_answered_within_its_deadline():
+    """A best move that waited for the gateway's share has only the rest of its deadline left: the server is
+    told so, and stops the search in time for the answer to arrive before the caller gives up (read here as
+    the client's own timeout, equal to the deadline it sent)."""
+    running = create_server(ServerConfig(service=ServiceConfig(search_slots=1, search_queue=4)), address="127.0.0.1:0")
+    try:
+        with gateway_with_threads(f"127.0.0.1:{running.port}", 3) as url, futures.ThreadPoolExecutor(1) as pool:
+            first = pool.submit(http, url, "/v1/games/reversi:bestMove", long_search(1000))
+            time.sleep(0.3)  # the first has the worker's one place for best moves
+            data = json.dumps(long_search(5000)).encode()
+            headers = {"Content-Type": "application/json", "Grpc-Timeout": "3S"}
+            call = urllib.request.Request(url + "/v1/games/reversi:bestMove", data=data, headers=headers)
+            with urllib.request.urlopen(call, timeout=3) as answer:
+                assert answer.status == 200
+                assert json.loads(answer.read())["stopReason"] == "deadline"
+            assert first.result()[0] == 200
     finally:
         running.shutdown(1)
 
