@@ -93,7 +93,7 @@ $(GEN_DIR)/%.so: service/native/%.c $(GENERATED)
 # The native search engine (service/native/search/: the search core and its game kernels), one library
 # loaded by service/native/engine.py with ctypes (which releases the GIL while a search runs). The same flags
 # as the kernels above, for the same reason.
-$(ENGINE): $(ENGINE_SOURCES) service/native/search/kernel.h $(GENERATED)
+$(ENGINE): $(ENGINE_SOURCES) $(wildcard service/native/search/*.h) $(GENERATED)
 	$(CC) -O2 -ffp-contract=off -shared -fPIC -o $@ $(ENGINE_SOURCES) -lm || echo "no C compiler: the search runs in Python"
 
 proto: $(INSTALLED)

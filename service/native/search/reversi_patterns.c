@@ -5,7 +5,10 @@
  * table of the position's stage (its number of empty squares in buckets of STAGE_WIDTH): the learned estimate
  * of the final disc margin for the seat to move, in 1/SCALE discs (patterns.py's docstring has the layout).
  * The Python ``pattern_sum`` is the reference this file is tested against (tests/games/test_reversi_patterns.py)
- * and the fallback when it is not built; the native search calls ``gr_reversi_pattern_sum`` at its leaves.
+ * and the fallback when it is not built. Two users: the Python search's leaves call ``gr_reversi_pattern_sum``
+ * with a table they hold (service/levels/reversi_learned.py), and the native search's Reversi kernel
+ * (reversi.c) calls ``gr_reversi_learned`` for a state packed with its learned flag, over the one table
+ * handed in by ``gr_reversi_set_weights`` (Python reads the weights file; C never parses it).
  *
  * Boards are bitboards numbered as the engine's (service/engines/reversi/bitboards.py): bit ``row * 8 + col``,
  * a1 = bit 0. ``me`` holds the discs of the seat to move, ``opp`` the other seat's. A pattern's index is
@@ -16,6 +19,10 @@
 
 #include <stdint.h>
 
+#include "reversi_patterns.h"
+
+#define SCALE 32.0       /* a weight's unit: 1/SCALE disc (patterns.SCALE) */
+#define BOUND 63.0       /* an estimate's largest margin (patterns.BOUND) */
 #define STAGE_WIDTH 6     /* empty squares per stage (patterns.STAGE_WIDTH) */
 #define STAGES 10         /* patterns.STAGES */
 #define STAGE_SIZE 167266 /* weights per stage (patterns.STAGE_SIZE) */
@@ -110,4 +117,23 @@ int32_t gr_reversi_pattern_sum(uint64_t me, uint64_t opp, const int16_t *weights
         total += table[p->offset + index];
     }
     return total;
+}
+
+/* The table the native search's kernel evaluates with: set once, before any search, by the Python that loaded
+ * it (service/native/reversi.py), and only read afterwards (the caller keeps it alive and unchanged while
+ * searches run). NULL until then: a learned state then keeps the hand-written estimate. */
+static const int16_t *volatile SEARCH_WEIGHTS;
+
+void gr_reversi_set_weights(const int16_t *weights) { SEARCH_WEIGHTS = weights; }
+
+int gr_reversi_has_weights(void) { return SEARCH_WEIGHTS != 0; }
+
+/* The learned estimate (patterns.estimate): the hand-written one (``base``, already clamped) corrected by the
+ * weights' sum, clamped short of a proved wipe-out, for ``me`` to move on 8x8. */
+double gr_reversi_learned(uint64_t me, uint64_t opp, double base) {
+    const int16_t *weights = SEARCH_WEIGHTS;
+    double value;
+    if (!weights) return base;
+    value = base + (double)gr_reversi_pattern_sum(me, opp, weights) / SCALE;
+    return value > BOUND ? BOUND : value < -BOUND ? -BOUND : value;
 }
