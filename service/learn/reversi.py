@@ -261,8 +261,13 @@ def to_table(w: np.ndarray, canonical: np.ndarray) -> np.ndarray:
 # The pipeline.
 
 
-def train(config: Config, log: Callable[[str], None] = print) -> array.array[int]:
-    """The weights table of ``config`` (module docstring)."""
+def train(
+    config: Config,
+    log: Callable[[str], None] = print,
+    fitted: Callable[[int, array.array[int]], None] | None = None,
+) -> array.array[int]:
+    """The weights table of ``config`` (module docstring); ``fitted(stage, table)`` is called after each stage
+    (a long run saves its progress with it)."""
     rng = random.Random(config.seed)
     start = time.monotonic()
     positions = self_play(config.games, rng)
@@ -273,7 +278,7 @@ def train(config: Config, log: Callable[[str], None] = print) -> array.array[int
     previous = native_reversi.weights()  # the service's table, when this runs inside it (the tests)
     evaluate.hand_to_native()
     try:
-        _fit_stages(config, stages, table, evaluate, start, log)
+        _fit_stages(config, stages, table, evaluate, start, log, fitted)
     finally:
         native_reversi.set_weights(previous)
     return table
@@ -286,6 +291,7 @@ def _fit_stages(
     evaluate: PatternEvaluation,
     start: float,
     log: Callable[[str], None],
+    fitted: Callable[[int, array.array[int]], None] | None,
 ) -> None:
     canonical = canonical_map()
     for stage, group in enumerate(stages):
@@ -303,6 +309,8 @@ def _fit_stages(
         log(
             f"stage {stage}: {len(group)} positions, training error {error:.2f} discs, {time.monotonic() - start:.0f} s"
         )
+        if fitted is not None:
+            fitted(stage, table)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -312,8 +320,14 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     config = CONFIGS[args.config]
     start = time.monotonic()
-    table = train(config, log=lambda line: print(line, flush=True))
+    partial = args.out.with_name(args.out.name + ".partial")
+
+    def save(stage: int, table: array.array[int]) -> None:  # stages 0..stage fitted, the rest still zero
+        dump_weights(partial, table, {**config.record(), "stages_fitted": stage + 1})
+
+    table = train(config, log=lambda line: print(line, flush=True), fitted=save)
     dump_weights(args.out, table, config.record())
+    partial.unlink(missing_ok=True)
     print(f"wrote {args.out.name} ({args.config}) in {time.monotonic() - start:.0f} s")
     return 0
 

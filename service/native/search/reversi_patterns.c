@@ -98,23 +98,137 @@ static int count(uint64_t x) {
 #endif
 }
 
+/* Reading an instance square by square costs ~10 bit operations per square, ~450 per position, which would
+ * halve the search's node rate. Instead each instance is cut once (init_pieces) into runs of squares that lie
+ * side by side, in either order, in one of a few views of the board: the board itself (runs along a row), its
+ * transpose (runs along a column) and each diagonal gathered into a byte by a multiplication. A run of up to 8
+ * squares is then one shift and mask per colour and one table lookup turning its bits into base-3 digits: about
+ * 70 runs per position. */
+#define VIEWS 20 /* the board, its transpose, 9 diagonals and 9 anti-diagonals of 4 to 8 squares */
+#define MAX_PIECES 128
+#define MAX_RUN 8
+
+typedef struct {
+    uint8_t view, shift, len, reversed;
+    int32_t weight; /* 3^k of the run's first square */
+} Piece;
+
+static uint64_t DIAGONALS[VIEWS]; /* the squares of a gathered view (views 2..) */
+static Piece PIECES[MAX_PIECES];
+static int16_t PIECE_END[INSTANCE_COUNT]; /* instance i's pieces are PIECES[end[i-1] .. end[i]) */
+static uint16_t ASCENDING[256];           /* bits -> sum(bit_j * 3^j) */
+static uint16_t DESCENDING[MAX_RUN + 1][256]; /* [len][bits] -> sum(bit_j * 3^(len-1-j)) */
+
+static uint64_t transpose(uint64_t x) { /* square (r, c) to (c, r) */
+    uint64_t t;
+    t = 0x0f0f0f0f00000000ULL & (x ^ (x << 28));
+    x ^= t ^ (t >> 28);
+    t = 0x3333000033330000ULL & (x ^ (x << 14));
+    x ^= t ^ (t >> 14);
+    t = 0x5500550055005500ULL & (x ^ (x << 7));
+    x ^= t ^ (t >> 7);
+    return x;
+}
+
+/* A diagonal's squares, each on its own column, gathered into the top byte by a carry-free multiplication:
+ * bit c of the result is the diagonal's square on column c. */
+static inline uint64_t gather(uint64_t board, uint64_t diagonal) {
+    return ((board & diagonal) * 0x0101010101010101ULL) >> 56;
+}
+
+static void views(uint64_t board, uint64_t *out) {
+    int v;
+    out[0] = board;
+    out[1] = transpose(board);
+    for (v = 2; v < VIEWS; v++) out[v] = gather(board, DIAGONALS[v]);
+}
+
+/* Where square s lies in view v (its bit), -1 when the view does not hold it. */
+static int position_in(int v, int s) {
+    uint64_t w[VIEWS];
+    views(1ULL << s, w);
+    return w[v] && count(w[v]) == 1 ? __builtin_ctzll(w[v]) : -1;
+}
+
+static void init_pieces(void) {
+    int v = 2, d, i, k, n = 0;
+    for (d = -4; d <= 4; d++) { /* the diagonals row - col = d and the anti-diagonals row + col = 7 + d */
+        uint64_t diag = 0, anti = 0;
+        int r;
+        for (r = 0; r < 8; r++) {
+            if (r - d >= 0 && r - d < 8) diag |= 1ULL << (r * 8 + r - d);
+            if (7 + d - r >= 0 && 7 + d - r < 8) anti |= 1ULL << (r * 8 + 7 + d - r);
+        }
+        DIAGONALS[v++] = diag;
+        DIAGONALS[v++] = anti;
+    }
+    for (i = 0; i < 256; i++) {
+        int j, len, a = 0, p = 1;
+        for (j = 0; j < 8; j++, p *= 3) a += ((i >> j) & 1) * p;
+        ASCENDING[i] = (uint16_t)a;
+        for (len = 1; len <= MAX_RUN; len++) {
+            int b = 0;
+            for (j = 0, p = 1; j < len; j++) b = b * 3 + ((i >> j) & 1);
+            DESCENDING[len][i] = (uint16_t)(i < (1 << len) ? b : 0);
+        }
+    }
+    for (i = 0; i < INSTANCE_COUNT; i++) {
+        const Instance *p = &INSTANCES[i];
+        int32_t weight = 1;
+        for (k = 0; k < p->count;) { /* the longest run from square k over every view and direction */
+            Piece best = {0, 0, 0, 0, weight};
+            int view, dir;
+            for (view = 0; view < VIEWS; view++) {
+                int at = position_in(view, p->squares[k]);
+                if (at < 0) continue;
+                for (dir = -1; dir <= 1; dir += 2) {
+                    int len = 1;
+                    while (k + len < p->count && len < MAX_RUN &&
+                           position_in(view, p->squares[k + len]) == at + dir * len && at + dir * len >= 0)
+                        len++;
+                    if (len > best.len) {
+                        best.view = (uint8_t)view;
+                        best.len = (uint8_t)len;
+                        best.reversed = (uint8_t)(dir < 0);
+                        best.shift = (uint8_t)(dir < 0 ? at - len + 1 : at);
+                    }
+                }
+            }
+            PIECES[n++] = best;
+            for (d = 0; d < best.len; d++) weight *= 3;
+            k += best.len;
+        }
+        PIECE_END[i] = (int16_t)n;
+    }
+}
+
+__attribute__((constructor)) static void init_patterns(void) { init_pieces(); }
+
+static inline int32_t digits(const Piece *q, uint64_t bits) {
+    return q->reversed ? DESCENDING[q->len][bits] : ASCENDING[bits];
+}
+
 /* The weights' sum for ``me`` to move; ``weights`` is the whole table (STAGES * STAGE_SIZE int16). */
 int32_t gr_reversi_pattern_sum(uint64_t me, uint64_t opp, const int16_t *weights) {
     int empties = 64 - count(me | opp);
     int stage = empties / STAGE_WIDTH;
     const int16_t *table;
+    uint64_t mine[VIEWS], theirs[VIEWS];
     int32_t total = 0;
-    int i, k;
+    int i, q = 0;
     if (stage > STAGES - 1) stage = STAGES - 1;
     table = weights + (int64_t)stage * STAGE_SIZE;
+    views(me, mine);
+    views(opp, theirs);
     for (i = 0; i < INSTANCE_COUNT; i++) {
-        const Instance *p = &INSTANCES[i];
         int32_t index = 0;
-        for (k = p->count - 1; k >= 0; k--) {
-            int s = p->squares[k];
-            index = index * 3 + (int32_t)((me >> s) & 1) + 2 * (int32_t)((opp >> s) & 1);
+        for (; q < PIECE_END[i]; q++) {
+            const Piece *p = &PIECES[q];
+            uint64_t mask = (1ULL << p->len) - 1;
+            index += (digits(p, (mine[p->view] >> p->shift) & mask) + 2 * digits(p, (theirs[p->view] >> p->shift) & mask)) *
+                     p->weight;
         }
-        total += table[p->offset + index];
+        total += table[INSTANCES[i].offset + index];
     }
     return total;
 }
