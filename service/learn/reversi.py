@@ -104,8 +104,8 @@ CONFIGS = {
     ),
     "large": Config(
         "large",
-        games=12_000,
-        per_stage=40_000,
+        games=10_000,
+        per_stage=30_000,
         exact_empties=15,
         search_depths=_depths((0, 6), (3, 8), (4, 5)),
         ridge=8.0,
@@ -264,9 +264,9 @@ def to_table(w: np.ndarray, canonical: np.ndarray) -> np.ndarray:
 def train(
     config: Config,
     log: Callable[[str], None] = print,
-    fitted: Callable[[int, array.array[int]], None] | None = None,
+    on_stage: Callable[[int, array.array[int]], None] | None = None,
 ) -> array.array[int]:
-    """The weights table of ``config`` (module docstring); ``fitted(stage, table)`` is called after each stage
+    """The weights table of ``config`` (module docstring); ``on_stage(stage, table)`` is called after each stage
     (a long run saves its progress with it)."""
     rng = random.Random(config.seed)
     start = time.monotonic()
@@ -278,7 +278,7 @@ def train(
     previous = native_reversi.weights()  # the service's table, when this runs inside it (the tests)
     evaluate.hand_to_native()
     try:
-        _fit_stages(config, stages, table, evaluate, start, log, fitted)
+        _fit_stages(config, stages, table, evaluate, start, log, on_stage)
     finally:
         native_reversi.set_weights(previous)
     return table
@@ -291,7 +291,7 @@ def _fit_stages(
     evaluate: PatternEvaluation,
     start: float,
     log: Callable[[str], None],
-    fitted: Callable[[int, array.array[int]], None] | None,
+    on_stage: Callable[[int, array.array[int]], None] | None,
 ) -> None:
     canonical = canonical_map()
     for stage, group in enumerate(stages):
@@ -309,8 +309,8 @@ def _fit_stages(
         log(
             f"stage {stage}: {len(group)} positions, training error {error:.2f} discs, {time.monotonic() - start:.0f} s"
         )
-        if fitted is not None:
-            fitted(stage, table)
+        if on_stage is not None:
+            on_stage(stage, table)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -325,7 +325,7 @@ def main(argv: list[str] | None = None) -> int:
     def save(stage: int, table: array.array[int]) -> None:  # stages 0..stage fitted, the rest still zero
         dump_weights(partial, table, {**config.record(), "stages_fitted": stage + 1})
 
-    table = train(config, log=lambda line: print(line, flush=True), fitted=save)
+    table = train(config, log=lambda line: print(line, flush=True), on_stage=save)
     dump_weights(args.out, table, config.record())
     partial.unlink(missing_ok=True)
     print(f"wrote {args.out.name} ({args.config}) in {time.monotonic() - start:.0f} s")

@@ -17,8 +17,8 @@ from typing import Any
 
 from service import native
 from service.engines.reversi import ReversiPosition
-from service.native import reversi as native_reversi
 from service.engines.reversi.patterns import SIZE, TABLE_SIZE, estimate, load_weights, pattern_sum
+from service.native import reversi as native_reversi
 
 NativeSum = Callable[[int, int, Any], int]
 
