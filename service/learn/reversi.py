@@ -100,7 +100,12 @@ CONFIGS = {
     # on exact labels.
     "small": Config("small", games=1500, per_stage=4000, exact_empties=14, search_depths=_depths((0, 4)), ridge=8.0),
     "medium": Config(
-        "medium", games=6000, per_stage=20_000, exact_empties=15, search_depths=_depths((0, 6), (4, 4)), ridge=8.0
+        "medium",
+        games=6000,
+        per_stage=20_000,
+        exact_empties=15,
+        search_depths=_depths((0, 6), (3, 7), (4, 4)),
+        ridge=8.0,
     ),
     "large": Config(
         "large",
