@@ -116,9 +116,25 @@ class StopFlag:
         return ctypes.byref(self._flag)
 
 
+# The core's report of each finished iteration (streamed analysis): called from the searching thread with
+# the result as it stands; ctypes takes the GIL for it.
+_Report = ctypes.CFUNCTYPE(None, ctypes.POINTER(_Result))
+_NO_REPORT = _Report()  # NULL: the core reports nothing
+
 _SIGNATURES: dict[str, tuple[tuple[Any, ...], Any]] = {
     "gr_search": (
         (ctypes.c_char_p, ctypes.c_char_p, ctypes.POINTER(_Limits), ctypes.c_void_p, ctypes.POINTER(_Result)),
+        ctypes.c_int,
+    ),
+    "gr_search_reporting": (
+        (
+            ctypes.c_char_p,
+            ctypes.c_char_p,
+            ctypes.POINTER(_Limits),
+            ctypes.c_void_p,
+            ctypes.POINTER(_Result),
+            _Report,
+        ),
         ctypes.c_int,
     ),
     "gr_state_size": ((ctypes.c_char_p,), ctypes.c_int),
@@ -218,16 +234,17 @@ def search(
     node_weight: int = 1,
     learned: bool = False,
 ) -> SearchResult | None:
-    """The native search of ``position`` for its seat to move (module docstring), or None when the native
-    engine cannot take it. ``limits`` as for ``service.search.search`` (nodes are the core's nodes);
-    ``stop`` a stop signal asked every few milliseconds from a watcher thread (its ``end``, when it has one,
-    is a deadline the C loop reads itself); ``flag`` a ``StopFlag`` the caller may set from another thread;
-    ``top_n`` root moves scored exactly; ``tt_entries`` the table's size (0: none); ``iterations``, when
-    given, receives each finished iteration. ``node_weight``: how many native nodes count as one node of
-    ``max_nodes`` and of the answer's ``nodes`` (a level keeps its budget about the same CPU time as the
-    Python search's with it). ``learned``: the kernel's learned evaluation (Reversi 8x8, the weights its
-    adapter was handed by ``set_weights``) instead of the hand-written one."""
-    run = _function("gr_search")
+    """The native search of ``position`` for its seat to move (module docstring), or None when the native engine cannot
+    take it. ``limits`` as for ``service.search.search`` (nodes are the core's nodes); ``stop`` a stop signal asked
+    every few milliseconds from a watcher thread (its ``end``, when it has one, is a deadline the C loop reads
+    itself); ``flag`` a ``StopFlag`` the caller may set from another thread; the ``on_iteration`` of ``stop``, when
+    it has one, is called with each finished iteration's answer while the search runs (streamed analysis, as the
+    Python search calls it); ``top_n`` root moves scored exactly; ``tt_entries`` the table's size (0: none);
+    ``iterations``, when given, receives each finished iteration. ``node_weight``: how many native nodes count as
+    one node of ``max_nodes`` and of the answer's ``nodes`` (a level keeps its budget about the same CPU time as the
+    Python search's with it). ``learned``: the kernel's learned evaluation (Reversi 8x8, the weights its adapter was
+    handed by ``set_weights``) instead of the hand-written one."""
+    run = _function("gr_search_reporting")
     adapter = ADAPTERS.get(position_game(position))
     if run is None or adapter is None:
         return None
@@ -252,6 +269,9 @@ def search(
         tt_entries=max(0, tt_entries),
     )
     result = _Result()
+    weight = max(1, node_weight)
+    raised: list[BaseException] = []
+    report = _reporter(getattr(stop, "on_iteration", None), position, adapter, began, weight, flag, raised)
     fired: list[Any] = []
     done = threading.Event()
     watcher = None
@@ -264,11 +284,13 @@ def search(
             watcher = threading.Thread(target=_watch, args=(stop, flag, done, fired), daemon=True)
             watcher.start()
     try:
-        error = run(adapter.KERNEL.encode(), state, ctypes.byref(c_limits), flag.ref, ctypes.byref(result))
+        error = run(adapter.KERNEL.encode(), state, ctypes.byref(c_limits), flag.ref, ctypes.byref(result), report)
     finally:
         done.set()
         if watcher is not None:
             watcher.join()
+    if raised:
+        raise raised[0]
     if error:
         raise RuntimeError(f"the native search refused the position (error {error})")
     reason = _REASONS.get(result.stop_reason, "")
@@ -278,7 +300,32 @@ def search(
         answer = fired[0] if fired else stop()
         if answer:
             reason = answer if isinstance(answer, str) else getattr(stop, "reason", "") or "cancelled"
-    return _answer(position, adapter, result, reason, began, iterations, max(1, node_weight))
+    return _answer(position, adapter, result, reason, began, iterations, weight)
+
+
+def _reporter(
+    on_iteration: Any,
+    position: Any,
+    adapter: Any,
+    began: float,
+    weight: int,
+    flag: StopFlag,
+    raised: list[BaseException],
+) -> Any:
+    """The core's report for a stop signal's ``on_iteration`` (streamed analysis; NULL without one): each
+    finished iteration's answer as it stands, as the Python search reports it (``stop_reason`` empty). An
+    exception cannot cross the C frames: it stops the search and is raised again once the call returns."""
+    if on_iteration is None:
+        return _NO_REPORT
+
+    def report(result: Any) -> None:
+        try:
+            on_iteration(_answer(position, adapter, result.contents, "", began, None, weight))
+        except BaseException as error:  # KeyboardInterrupt too: it must not be lost in the callback
+            raised.append(error)
+            flag.set()
+
+    return _Report(report)
 
 
 def _pack(adapter: Any, position: Any, learned: bool) -> bytes | None:

@@ -488,8 +488,20 @@ static void record(gr_result *out, int depth, int move, double value, int proved
     it->seconds = gr_now() - began;
 }
 
+/* Called with the result after each finished iteration, while the search runs (streamed analysis): out then
+ * holds that iteration's answer (move, value, exact, depth, nodes, pv, alternatives, the iterations so far). */
+typedef void (*gr_report)(const gr_result *out);
+int gr_search_reporting(const char *game, const void *state, const gr_limits *lim, volatile int32_t *stop,
+                        gr_result *out, gr_report report);
+
 /* The search of the module comment from state for its seat to move; answers into out (0, or an error). */
 int gr_search(const char *game, const void *state, const gr_limits *lim, volatile int32_t *stop, gr_result *out) {
+    return gr_search_reporting(game, state, lim, stop, out, NULL);
+}
+
+/* gr_search, calling report (when not NULL) after each finished iteration. */
+int gr_search_reporting(const char *game, const void *state, const gr_limits *lim, volatile int32_t *stop,
+                        gr_result *out, gr_report report) {
     memset(out, 0, sizeof *out);
     const gr_kernel *k = gr_find(game);
     if (!k) return out->error = 1;
@@ -555,6 +567,10 @@ int gr_search(const char *game, const void *state, const gr_limits *lim, volatil
         if (lim->solve && lim->solve_lead < depth && depth < leap) depth = leap;
         if (max_depth && depth > max_depth) {
             reason = R_DEPTH;
+            break;
+        }
+        if (stop && *stop) { /* raised meanwhile (by a report, say): no new iteration */
+            reason = R_CANCELLED;
             break;
         }
         if (lim->stop_at > 0 && depth > 1) {
@@ -643,6 +659,12 @@ int gr_search(const char *game, const void *state, const gr_limits *lim, volatil
             out->alt_exact[i] = scores[i].proved;
         }
         record(out, depth, best->move, best_value, proved, c->nodes, began);
+        if (report) {
+            out->exact = exact;
+            out->depth = depth;
+            out->nodes = c->nodes;
+            report(out);
+        }
         /* The next iteration starts with this one's best moves, in their order. */
         for (int i = 0; i < count; i++) {
             int at = scores[i].index;
