@@ -105,7 +105,7 @@ static int count(uint64_t x) {
  * squares is then one shift and mask per colour and one table lookup turning its bits into base-3 digits: about
  * 70 runs per position. */
 #define VIEWS 20 /* the board, its transpose, 9 diagonals and 9 anti-diagonals of 4 to 8 squares */
-#define MAX_PIECES 128
+#define MAX_PIECES 128 /* runs of all instances (about 70) */
 #define MAX_RUN 8
 
 typedef struct {
@@ -113,9 +113,21 @@ typedef struct {
     int32_t weight; /* 3^k of the run's first square */
 } Piece;
 
+/* A run as the sum reads it: the digits table of its order and length, and, on an instance's last run, the
+ * table entry it closes (the family's offset + 1; 0 on the other runs). */
+typedef struct {
+    const uint16_t *digits;
+    uint32_t mask;
+    int32_t weight;
+    int32_t closes;
+    uint8_t view, shift;
+} Step;
+
 static uint64_t DIAGONALS[VIEWS]; /* the squares of a gathered view (views 2..) */
-static Piece PIECES[MAX_PIECES];
-static int16_t PIECE_END[INSTANCE_COUNT]; /* instance i's pieces are PIECES[end[i-1] .. end[i]) */
+static Step STEPS[MAX_PIECES];
+static int STEP_COUNT;
+static int32_t SQUARELESS[INSTANCE_COUNT]; /* the offsets of instances without squares (the bias): index 0 */
+static int SQUARELESS_COUNT;
 static uint16_t ASCENDING[256];           /* bits -> sum(bit_j * 3^j) */
 static uint16_t DESCENDING[MAX_RUN + 1][256]; /* [len][bits] -> sum(bit_j * 3^(len-1-j)) */
 
@@ -194,19 +206,22 @@ static void init_pieces(void) {
                     }
                 }
             }
-            PIECES[n++] = best;
+            STEPS[n].digits = best.reversed ? DESCENDING[best.len] : ASCENDING;
+            STEPS[n].mask = (1u << best.len) - 1;
+            STEPS[n].weight = best.weight;
+            STEPS[n].view = best.view;
+            STEPS[n].shift = best.shift;
+            STEPS[n].closes = k + best.len == p->count ? p->offset + 1 : 0;
+            n++;
             for (d = 0; d < best.len; d++) weight *= 3;
             k += best.len;
         }
-        PIECE_END[i] = (int16_t)n;
+        if (p->count == 0) SQUARELESS[SQUARELESS_COUNT++] = p->offset;
     }
+    STEP_COUNT = n;
 }
 
 __attribute__((constructor)) static void init_patterns(void) { init_pieces(); }
-
-static inline int32_t digits(const Piece *q, uint64_t bits) {
-    return q->reversed ? DESCENDING[q->len][bits] : ASCENDING[bits];
-}
 
 /* The weights' sum for ``me`` to move; ``weights`` is the whole table (STAGES * STAGE_SIZE int16). */
 int32_t gr_reversi_pattern_sum(uint64_t me, uint64_t opp, const int16_t *weights) {
@@ -214,22 +229,23 @@ int32_t gr_reversi_pattern_sum(uint64_t me, uint64_t opp, const int16_t *weights
     int stage = empties / STAGE_WIDTH;
     const int16_t *table;
     uint64_t mine[VIEWS], theirs[VIEWS];
-    int32_t total = 0;
-    int i, q = 0;
+    int32_t total = 0, index = 0;
+    int q;
     if (stage > STAGES - 1) stage = STAGES - 1;
     table = weights + (int64_t)stage * STAGE_SIZE;
     views(me, mine);
     views(opp, theirs);
-    for (i = 0; i < INSTANCE_COUNT; i++) {
-        int32_t index = 0;
-        for (; q < PIECE_END[i]; q++) {
-            const Piece *p = &PIECES[q];
-            uint64_t mask = (1ULL << p->len) - 1;
-            index += (digits(p, (mine[p->view] >> p->shift) & mask) + 2 * digits(p, (theirs[p->view] >> p->shift) & mask)) *
-                     p->weight;
+    for (q = 0; q < STEP_COUNT; q++) {
+        const Step *p = &STEPS[q];
+        uint32_t a = (uint32_t)(mine[p->view] >> p->shift) & p->mask;
+        uint32_t b = (uint32_t)(theirs[p->view] >> p->shift) & p->mask;
+        index += (p->digits[a] + 2 * p->digits[b]) * p->weight;
+        if (p->closes) {
+            total += table[p->closes - 1 + index];
+            index = 0;
         }
-        total += table[INSTANCES[i].offset + index];
     }
+    for (q = 0; q < SQUARELESS_COUNT; q++) total += table[SQUARELESS[q]];
     return total;
 }
 
