@@ -178,8 +178,9 @@ bench: install
 	$(PY) -m bench
 
 # Fit Reversi's pattern weights (service/learn/reversi.py) into the package's data file, the one the service
-# loads: CONFIG=small takes minutes, CONFIG=full (the default) a few hours on 2 cores. Seeded: a configuration
-# reproduces its file bit for bit.
+# loads: CONFIG=small takes minutes, CONFIG=medium (the shipped file) about half an hour of one core, CONFIG=full
+# (the default) an estimated 4 hours (see CONFIGS there). Labels come from the native search engine. Seeded: a
+# configuration reproduces its file bit for bit.
 CONFIG ?= full
 train-reversi: install
 	$(PY) -m service.learn.reversi --config $(CONFIG)

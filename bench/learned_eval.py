@@ -13,9 +13,9 @@ Three measurements, seeded, each printed against its target with met/MISSED:
 2. **Play**: the expert's search with the learned evaluation against the same search with the hand-written
    one, ``--move-ms`` per move for both, ``--games`` games from seeded openings (``--opening`` random plies),
    each opening played twice with the colours swapped. Target: the learned side wins 85 % (a draw counts
-   half). ``--engine native`` (the default where it is built): the native search engine as the expert uses
-   it on 8x8 (``reversi.native_expert_search``), its kernel's learned evaluation against its hand-written
-   one; ``--engine python``: the Python search (``reversi.expert_search``) with either ``evaluate=``.
+   half). The expert's search is ``reversi.expert_search``: ``--engine native`` (the default where it is
+   built) the native search engine as the expert uses it on 8x8, its kernel's learned evaluation against its
+   hand-written one; ``--engine python`` the Python search with either ``evaluate=``.
 3. **Node rate**: the same middle-game searches (``--rate-positions`` positions, depth-unlimited, ``--rate-ms``
    each) with either evaluation on the same engine, nodes per CPU second. Target: the learned side keeps 60 %
    of the baseline's rate. On the Python search, also printed with the pattern sum's Python twin.
@@ -43,6 +43,7 @@ from service.learn.reversi import self_play
 from service.levels import reversi as reversi_levels
 from service.levels import reversi_learned
 from service.native import engine
+from service.native import reversi as native_reversi
 from service.search import search
 
 MAE_TARGET = 0.5  # learned error / hand-written error, at most
@@ -127,18 +128,13 @@ def opening(index: int, plies: int, seed: int) -> ReversiPosition:
             return position
 
 
-def python_player(learned: reversi_learned.PatternEvaluation) -> Player:
+def expert(learned: reversi_learned.PatternEvaluation) -> Player:
+    """The expert's search (``reversi.expert_search``) with the learned evaluation or the hand-written one."""
+
     def move(position: ReversiPosition, limits: Limits, use: bool) -> Any:
         return reversi_levels.expert_search(position, limits, evaluate=learned if use else None)
 
     return move
-
-
-def native_player(position: ReversiPosition, limits: Limits, learned: bool) -> Any:
-    """The native engine as the expert drives it: iterative deepening until the time is spent, a proof from
-    ``EXACT_EMPTIES_NATIVE`` empty squares (after ``SOLVE_LEAD`` shallow iterations)."""
-    solve = position.empties() <= reversi_levels.EXACT_EMPTIES_NATIVE
-    return engine.search(position, limits, solve=solve, solve_lead=reversi_levels.SOLVE_LEAD, learned=learned)
 
 
 def play(position: ReversiPosition, player: Player, learned_seat: int, move_ms: int) -> ReversiPosition:
@@ -262,10 +258,19 @@ def main(argv: list[str] | None = None) -> int:
         tables.append((path.name, reversi_learned.PatternEvaluation(weights.table)))
         print(f"weights {path.name}: version {weights.version}, trained by {weights.header['trained']}")
     learned = tables[0][1]
+    service_table = native_reversi.weights()  # the service's, when this runs inside it (the smoke test)
     if args.engine == "native" and not learned.hand_to_native():
         parser.error("--engine native: the native search engine is not built or is turned off")
-    player = native_player if args.engine == "native" else python_player(learned)
-    results = [accuracy(args, tables), match(args, player), rates(args, learned)]
+    try:
+        accurate = accuracy(args, tables)
+        previous = native.use_native(args.engine == "native")
+        try:
+            won = match(args, expert(learned))
+        finally:
+            native.use_native(previous)
+        results = [accurate, won, rates(args, learned)]
+    finally:
+        native_reversi.set_weights(service_table)
     met = sum(ok is True for ok in results)
     print(f"  {met} of {sum(ok is not None for ok in results)} met")
     return 0
