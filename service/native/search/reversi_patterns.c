@@ -187,7 +187,7 @@ static void init_pieces(void) {
     for (i = 0; i < INSTANCE_COUNT; i++) {
         const Instance *p = &INSTANCES[i];
         int32_t weight = 1;
-        for (k = 0; k < p->count;) { /* the longest run from square k over every view and direction */
+        for (k = 0; k < p->count && n < MAX_PIECES;) { /* the longest run from square k, every view and way */
             Piece best = {0, 0, 0, 0, weight};
             int view, dir;
             for (view = 0; view < VIEWS; view++) {
