@@ -93,7 +93,7 @@ $(GEN_DIR)/%.so: service/native/%.c $(GENERATED)
 # The native search engine (service/native/search/: the search core and its game kernels), one library
 # loaded by service/native/engine.py with ctypes (which releases the GIL while a search runs). The same flags
 # as the kernels above, for the same reason.
-$(ENGINE): $(ENGINE_SOURCES) service/native/search/kernel.h $(GENERATED)
+$(ENGINE): $(ENGINE_SOURCES) $(wildcard service/native/search/*.h) $(GENERATED)
 	$(CC) -O2 -ffp-contract=off -shared -fPIC -o $@ $(ENGINE_SOURCES) -lm || echo "no C compiler: the search runs in Python"
 
 proto: $(INSTALLED)
@@ -178,8 +178,9 @@ bench: install
 	$(PY) -m bench
 
 # Fit Reversi's pattern weights (service/learn/reversi.py) into the package's data file, the one the service
-# loads: CONFIG=small takes minutes, CONFIG=full (the default) a few hours on 2 cores. Seeded: a configuration
-# reproduces its file bit for bit.
+# loads: CONFIG=small takes minutes, CONFIG=medium (the shipped file) about half an hour of one core, CONFIG=full
+# (the default) an estimated 4 hours (see CONFIGS there). Labels come from the native search engine. Seeded: a
+# configuration reproduces its file bit for bit.
 CONFIG ?= full
 train-reversi: install
 	$(PY) -m service.learn.reversi --config $(CONFIG)

@@ -4,11 +4,13 @@
 1. Self-play: ``games`` games of 8x8 from randomised openings (``OPENING`` uniformly random moves, then the
    hand-written evaluation one ply ahead with a ``NOISE`` share of random moves), every position kept once.
 2. Stage by stage from the end of the game (``patterns.stage_of``), at most ``per_stage`` positions each,
-   labelled with the final disc margin for the seat to move: exactly by the endgame solver
-   (``service/levels/reversi_endgame.py``, native on 8x8) up to ``exact_empties`` empty squares; earlier by the
-   alpha-beta search (``service/search``) ``search_depth`` plies deep with the weights fitted so far at its
-   leaves, the stage being labelled starting from the weights of the stage after it (bootstrapping from
-   the end of the game, where the labels are exact).
+   labelled with the final disc margin for the seat to move: exactly up to ``exact_empties`` empty squares
+   (the native search engine's solve mode, ``service.native.engine``; without it the endgame solver of
+   ``service/levels/reversi_endgame.py``); earlier by an alpha-beta search ``search_depths[stage]`` plies deep
+   with the weights fitted so far at its leaves (the native engine's learned evaluation, handed the table
+   being trained; without it the Python search with the same evaluation: the same values), the stage being
+   labelled starting from the weights of the stage after it. Bootstrapping from the end of the game, where
+   the labels are exact: a deep enough search from a stage reaches the stages already fitted.
 3. Each stage's weights by ridge regression (regularised least squares, conjugate gradients on the normal
    equations, ``ridge`` the penalty per weight in discs squared) of the label's difference from the
    hand-written estimate (the weights are a correction to it) on the positions' pattern indices, one weight
@@ -17,8 +19,7 @@
 
 Everything is seeded (``seed``) and done in a fixed order on one core, so a configuration reproduces its file
 bit for bit on a machine (the header records the configuration; floating point may differ across CPUs).
-Measured on the development machine (2 cores shared with other work, one used): ``small`` 150-380 s,
-``medium`` (the shipped weights) 887 s; ``full`` is estimated from those at 1-2 hours (not run yet).
+Measured on the development machine (2 cores shared with other work, one used, ``nice``): see ``CONFIGS``.
 """
 
 from __future__ import annotations
@@ -53,13 +54,15 @@ from service.engines.reversi.patterns import (
 )
 from service.levels.reversi_endgame import endgame_value
 from service.levels.reversi_learned import PatternEvaluation
+from service.native import engine
+from service.native import reversi as native_reversi
 from service.search import search
 
 OPENING = (4, 14)  # uniformly random moves at the start of a self-play game (inclusive range)
 NOISE = 0.1  # share of random moves after the opening
 CG_ITERATIONS = 300
 CG_TOLERANCE = 1e-10  # relative residual at which conjugate gradients stops
-LABEL_TT = 20_000  # transposition table entries of a labelling search (small: many short searches)
+LABEL_TT = 1 << 16  # transposition table entries of a labelling search (small: many short searches)
 
 
 @dataclass(frozen=True)
@@ -70,19 +73,59 @@ class Config:
     games: int
     per_stage: int
     exact_empties: int
-    search_depth: int
+    search_depths: tuple[int, ...]  # the labelling search's depth in each stage (where it is not exact)
     ridge: float
     seed: int = 18
 
+    def record(self) -> dict[str, Any]:
+        """The configuration as the weights file's header keeps it (JSON: lists for tuples)."""
+        return {**asdict(self), "search_depths": list(self.search_depths)}
+
+
+def _depths(*pairs: tuple[int, int]) -> tuple[int, ...]:
+    """A depth per stage from (first stage, depth) pairs, each holding until the next."""
+    out = []
+    for stage in range(STAGES):
+        out.append(next(depth for first, depth in reversed(pairs) if stage >= first))
+    return tuple(out)
+
 
 CONFIGS = {
-    # For the tests: seconds, exact labels within the pure-Python solver's reach.
-    "tiny": Config("tiny", games=40, per_stage=60, exact_empties=8, search_depth=1, ridge=4.0),
-    # Labelling dominates: medium spent 470 of its 887 s on the exact solves of stage 2 (up to 16 empties);
-    # full triples the positions and searches a ply deeper: an estimated 1-2 hours.
-    "small": Config("small", games=1500, per_stage=4000, exact_empties=14, search_depth=2, ridge=8.0),
-    "medium": Config("medium", games=8000, per_stage=20_000, exact_empties=16, search_depth=2, ridge=8.0),
-    "full": Config("full", games=40_000, per_stage=60_000, exact_empties=16, search_depth=3, ridge=8.0),
+    # For the tests: seconds, exact labels within the pure-Python solver's reach, depth-1 labels (the same on
+    # both paths).
+    "tiny": Config("tiny", games=40, per_stage=60, exact_empties=8, search_depths=_depths((0, 1)), ridge=4.0),
+    # Labelling dominates. The native solve takes a median of 5 ms at 14 empties, 27 ms at 16, 0.14 s at 18
+    # and 1.1 s at 20 (CPU of a free core); a learned search of 8 plies about 15 ms at 22 empties, 35 ms at 30,
+    # 6 plies 2-8 ms. Stage 3 (18-23 empties, where the issue's accuracy target lies) searches 7-8 plies, into
+    # the stages fitted on exact labels. ``medium`` (the shipped file) took 38 minutes at ``nice -n 15`` on the
+    # shared 2-core development machine (load 10-17, wall-clock times): self-play 129 s, stage 2 (exact
+    # solves and 6-ply searches) 650 s, stage 3 (7 plies) 1,010 s, the 4-ply stages 70-90 s each.
+    # ``large`` and ``full`` (estimated at about 4 hours of a free core) have not been run.
+    "small": Config("small", games=1500, per_stage=4000, exact_empties=14, search_depths=_depths((0, 4)), ridge=8.0),
+    "medium": Config(
+        "medium",
+        games=6000,
+        per_stage=20_000,
+        exact_empties=15,
+        search_depths=_depths((0, 6), (3, 7), (4, 4)),
+        ridge=8.0,
+    ),
+    "large": Config(
+        "large",
+        games=10_000,
+        per_stage=30_000,
+        exact_empties=15,
+        search_depths=_depths((0, 6), (3, 8), (4, 5)),
+        ridge=8.0,
+    ),
+    "full": Config(
+        "full",
+        games=40_000,
+        per_stage=120_000,
+        exact_empties=17,
+        search_depths=_depths((0, 8), (5, 6)),
+        ridge=8.0,
+    ),
 }
 
 
@@ -128,25 +171,35 @@ def by_stage(positions: list[ReversiPosition], per_stage: int, rng: random.Rando
 
 
 def exact_label(position: ReversiPosition) -> float:
-    """The proved final margin for the seat to move (the endgame solver, native on 8x8)."""
-    solved = endgame_value(position, -math.inf, math.inf)
-    if solved is None:
-        raise ValueError(f"the endgame solver does not take {position.empties()} empties here")
-    return solved[0]
+    """The proved final margin for the seat to move: the native engine's solve, else the endgame solver."""
+    if engine.available("reversi"):
+        solved = engine.search(position, Limits(), solve=True, tt_entries=LABEL_TT)
+        if solved is not None and solved.exact:
+            return solved.value
+    answer = endgame_value(position, -math.inf, math.inf)
+    if answer is None:
+        raise ValueError(f"no solver takes {position.empties()} empties here")
+    return answer[0]
 
 
-def search_label(position: ReversiPosition, depth: int, evaluate: Callable[[Any, int], float]) -> float:
-    """The value of a ``depth``-ply alpha-beta search with ``evaluate`` at its leaves, for the seat to move."""
-    return search(position, Limits(max_depth=depth), evaluate=evaluate, tt_size=LABEL_TT).value
+def search_label(position: ReversiPosition, depth: int, evaluate: PatternEvaluation) -> float:
+    """The value of a ``depth``-ply alpha-beta search with ``evaluate`` at its leaves, for the seat to move:
+    natively when ``evaluate`` is the table handed to the native engine, else in Python (the same value)."""
+    limits = Limits(max_depth=depth)
+    if evaluate.in_native():
+        result = engine.search(position, limits, learned=True, tt_entries=LABEL_TT)
+        if result is not None:
+            return result.value
+    return search(position, limits, evaluate=evaluate, tt_size=LABEL_TT).value
 
 
-def labels(positions: list[ReversiPosition], config: Config, evaluate: PatternEvaluation) -> np.ndarray:
+def labels(positions: list[ReversiPosition], config: Config, stage: int, evaluate: PatternEvaluation) -> np.ndarray:
     out = np.empty(len(positions))
     for i, position in enumerate(positions):
         if position.empties() <= config.exact_empties:
             out[i] = exact_label(position)
         else:
-            out[i] = search_label(position, config.search_depth, evaluate)
+            out[i] = search_label(position, config.search_depths[stage], evaluate)
     return out
 
 
@@ -216,23 +269,46 @@ def to_table(w: np.ndarray, canonical: np.ndarray) -> np.ndarray:
 # The pipeline.
 
 
-def train(config: Config, log: Callable[[str], None] = print) -> array.array[int]:
-    """The weights table of ``config`` (module docstring)."""
+def train(
+    config: Config,
+    log: Callable[[str], None] = print,
+    on_stage: Callable[[int, array.array[int]], None] | None = None,
+) -> array.array[int]:
+    """The weights table of ``config`` (module docstring); ``on_stage(stage, table)`` is called after each stage
+    (a long run saves its progress with it)."""
     rng = random.Random(config.seed)
     start = time.monotonic()
     positions = self_play(config.games, rng)
     log(f"self-play: {config.games} games, {len(positions)} positions, {time.monotonic() - start:.0f} s")
     stages = by_stage(positions, config.per_stage, rng)
-    canonical = canonical_map()
     table = array.array("h", bytes(2 * TABLE_SIZE))
     evaluate = PatternEvaluation(table)
+    previous = native_reversi.weights()  # the service's table, when this runs inside it (the tests)
+    evaluate.hand_to_native()
+    try:
+        _fit_stages(config, stages, table, evaluate, start, log, on_stage)
+    finally:
+        native_reversi.set_weights(previous)
+    return table
+
+
+def _fit_stages(
+    config: Config,
+    stages: list[list[ReversiPosition]],
+    table: array.array[int],
+    evaluate: PatternEvaluation,
+    start: float,
+    log: Callable[[str], None],
+    on_stage: Callable[[int, array.array[int]], None] | None,
+) -> None:
+    canonical = canonical_map()
     for stage, group in enumerate(stages):
         begin = stage * STAGE_SIZE
         if stage:  # bootstrap: the stage's searches start from the fitted weights of the stage after it
             table[begin : begin + STAGE_SIZE] = table[begin - STAGE_SIZE : begin]
         if not group:
             continue
-        y = labels(group, config, evaluate)
+        y = labels(group, config, stage, evaluate)
         # The weights fit what the hand-written estimate misses (patterns.estimate adds them to it).
         hand = np.array([p.evaluate(p.to_move) for p in group])
         fitted = to_table(ridge_fit(features(group, canonical), y - hand, config.ridge), canonical)
@@ -241,7 +317,8 @@ def train(config: Config, log: Callable[[str], None] = print) -> array.array[int
         log(
             f"stage {stage}: {len(group)} positions, training error {error:.2f} discs, {time.monotonic() - start:.0f} s"
         )
-    return table
+        if on_stage is not None:
+            on_stage(stage, table)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -251,8 +328,14 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     config = CONFIGS[args.config]
     start = time.monotonic()
-    table = train(config, log=lambda line: print(line, flush=True))
-    dump_weights(args.out, table, asdict(config))
+    partial = args.out.with_name(args.out.name + ".partial")
+
+    def save(stage: int, table: array.array[int]) -> None:  # stages 0..stage fitted, the rest still zero
+        dump_weights(partial, table, {**config.record(), "stages_fitted": stage + 1})
+
+    table = train(config, log=lambda line: print(line, flush=True), on_stage=save)
+    dump_weights(args.out, table, config.record())
+    partial.unlink(missing_ok=True)
     print(f"wrote {args.out.name} ({args.config}) in {time.monotonic() - start:.0f} s")
     return 0
 

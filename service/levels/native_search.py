@@ -42,8 +42,17 @@ def native_search(
     top_n: int,
     solve: bool = False,
     solve_lead: int = 0,
+    learned: bool = False,
 ) -> SearchResult | None:
-    """The native search of ``position`` under ``limits`` (already the caller's resources), or None."""
+    """The native search of ``position`` under ``limits`` (already the caller's resources), or None.
+    ``learned``: the kernel's learned evaluation (Reversi, ``reversi_learned.py``)."""
     return engine.search(
-        position, limits, stop=stop, top_n=top_n, solve=solve, solve_lead=solve_lead, node_weight=NATIVE_NODE_WEIGHT
+        position,
+        limits,
+        stop=stop,
+        top_n=top_n,
+        solve=solve,
+        solve_lead=solve_lead,
+        node_weight=NATIVE_NODE_WEIGHT,
+        learned=learned,
     )

@@ -1,7 +1,7 @@
-"""Reversi's levels: ``beginner`` and ``corner_hunter`` choose by one-ply rules, ``expert`` searches on the
-native search engine where it takes the position (``native_search.py``), else on the Python search with the
-learned evaluation (``reversi_learned.py``: the engine's estimate corrected by pattern weights) and the
-endgame solver (``reversi_endgame.py``)."""
+"""Reversi's levels: ``beginner`` and ``corner_hunter`` choose by one-ply rules, ``expert`` searches with the
+learned evaluation (``reversi_learned.py``: the engine's estimate corrected by pattern weights) on the native
+search engine where it takes the position (``native_search.py``; its kernel evaluates with the same weights),
+else on the Python search with the endgame solver (``reversi_endgame.py``)."""
 
 from __future__ import annotations
 
@@ -95,16 +95,17 @@ def exact_empties(position: ReversiPosition) -> int:
 
 
 # The learned evaluation (``reversi_learned.py``: the hand-written estimate corrected by pattern weights),
-# read from the package once, at start-up. Measured (``python -m bench.learned_eval --games 60``): at 100 ms
-# a move the expert's search with it beats the same search with the hand-written evaluation in 79 % of
-# games (47 wins, 1 draw, 12 losses, mean margin +19); its error against exact solves is 0.78 of the
-# hand-written one's at 20-22 empties (0.5 at 12-16); it keeps 0.85 of the node rate.
+# read from the package once, at start-up, and handed to the native kernel. Measured (``python -m
+# bench.learned_eval --positions 100 --empties 20-22 --games 100 --rate-positions 6``, native engine): at 100 ms
+# a move the expert's search with it beats the same search with the hand-written evaluation in 84.5 % of 100
+# games (84 wins, 1 draw, 15 losses, mean margin +20); its error against exact solves is 0.64 of the
+# hand-written one's at 20-22 empties; it keeps 0.77 of the node rate.
 LEARNED = reversi_learned.shipped()
+LEARNED.hand_to_native()  # the native kernel's table: once, here (False without the engine: nothing to hand)
 
 
 def _expert(position: ReversiPosition, limits: Limits, rng: Any, top_n: int, stop: StopSignal) -> SearchResult:
-    """``expert_search`` with the learned evaluation on the Python search (8x8; other sizes keep the
-    hand-written one), the native search engine's hand-written one where it takes the position; then the
+    """``expert_search`` with the learned evaluation (8x8; other sizes keep the hand-written one), then the
     seeded pick among the moves within ``EXPERT_MARGIN`` of the best."""
     solving = limits.max_depth is None and position.empties() <= exact_empties(position)
     drawn = variety.draw(rng)
@@ -126,16 +127,20 @@ def expert_search(
     replaces this choice: plain iterative deepening to that depth. A caller's time without a node budget is
     used until it is spent or the game is proved (``native_search.callers_resources``).
 
+    ``evaluate``: None for ``position.evaluate``, or a learned evaluation (``reversi_learned.PatternEvaluation``).
     The native search engine (boards up to 8x8) searches with no depth cap and proves with the kernel's
-    exact endgame; the Python search (``evaluate``, None: ``position.evaluate``) stops at ``MIDGAME_DEPTH``
-    when the caller gave no resources of its own, and proves its last ``ENDGAME_EMPTIES`` squares in the
-    endgame solver (``reversi_endgame.py``)."""
+    exact endgame, evaluating with the kernel's learned evaluation when ``evaluate`` is the table handed to it
+    (``hand_to_native``; another evaluation stays on the Python search); the Python search stops at
+    ``MIDGAME_DEPTH`` when the caller gave no resources of its own, and proves its last ``ENDGAME_EMPTIES``
+    squares in the endgame solver (``reversi_endgame.py``)."""
     callers_time = limits.max_time_ms is not None and limits.max_time_ms != EXPERT_LIMITS.max_time_ms
     limits = callers_resources(limits, EXPERT_LIMITS)
     solving = limits.max_depth is None and position.empties() <= exact_empties(position)
-    found = native_search(position, limits, stop, top_n, solve=solving, solve_lead=SOLVE_LEAD)
-    if found is not None:
-        return found
+    learned = isinstance(evaluate, reversi_learned.PatternEvaluation) and evaluate.in_native()
+    if evaluate is None or learned:
+        found = native_search(position, limits, stop, top_n, solve=solving, solve_lead=SOLVE_LEAD, learned=learned)
+        if found is not None:
+            return found
     if solving:
         return search(
             position,
@@ -168,8 +173,8 @@ LEVELS = GameLevels(
             "expert",
             "Searches as deep as its budget allows (the caller's time when one is given, else "
             f"{EXPERT_NODES:,} positions; without the native engine {MIDGAME_DEPTH} moves ahead unless given time), "
-            "weighing mobility, frontier, corners and the squares next to them (on 8x8 without the native engine "
-            f"with learned weights for edge, corner, row and diagonal patterns), and from {EXACT_EMPTIES_NATIVE} "
+            "weighing mobility, frontier, corners and the squares next to them (on 8x8 with learned weights for "
+            f"edge, corner, row and diagonal patterns), and from {EXACT_EMPTIES_NATIVE} "
             f"empty squares on (8x8 with the native engine; otherwise from {EXACT_EMPTIES}) computes the game to the "
             "end exactly whenever that fits the budget. Picks by its seed among moves within "
             f"{EXPERT_MARGIN:g} disc of the best.",

@@ -1,6 +1,8 @@
 """Reversi's learned evaluation at the search's leaves: the pattern weights (``service/engines/reversi/patterns.py``)
-summed by the native kernel ``reversi_patterns.c`` when it is built, by the Python twin otherwise (the same
-integers, tested), as the alpha-beta core's ``evaluate=`` (``service/search/alphabeta.py``).
+summed by the native engine's ``search/reversi_patterns.c`` when it is built, by the Python twin otherwise (the
+same integers, tested), as the alpha-beta core's ``evaluate=`` (``service/search/alphabeta.py``); and the same
+table handed to the native search's Reversi kernel (``PatternEvaluation.hand_to_native``), whose leaves then
+compute the same doubles in C (``service.native.engine.search(..., learned=True)``).
 
 ``shipped()`` reads the weights shipped in the package; the service never trains (``service/learn/reversi.py``
 makes the file).
@@ -16,6 +18,7 @@ from typing import Any
 from service import native
 from service.engines.reversi import ReversiPosition
 from service.engines.reversi.patterns import SIZE, TABLE_SIZE, estimate, load_weights, pattern_sum
+from service.native import reversi as native_reversi
 
 NativeSum = Callable[[int, int, Any], int]
 
@@ -24,7 +27,7 @@ def native_sum() -> NativeSum | None:
     """The kernel's ``gr_reversi_pattern_sum(me, opp, weights)``; None when it is not built or kernels are off."""
     u64 = ctypes.c_uint64
     argtypes = (u64, u64, ctypes.POINTER(ctypes.c_int16))
-    return native.kernel("reversi_patterns", "gr_reversi_pattern_sum", argtypes, ctypes.c_int32)  # type: ignore[no-any-return]
+    return native.kernel(native_reversi.LIBRARY, "gr_reversi_pattern_sum", argtypes, ctypes.c_int32)  # type: ignore[no-any-return]
 
 
 class PatternEvaluation:
@@ -46,6 +49,16 @@ class PatternEvaluation:
         if kernel is not None:
             return kernel(me, opp, self._pointer)
         return pattern_sum(me, opp, self.table)
+
+    def hand_to_native(self) -> bool:
+        """Make this table the one the native search evaluates learned states with (``pack(..., learned=True)``);
+        False when the native engine is not built or is turned off (the Python search still uses it)."""
+        native_reversi.set_weights(self.table)
+        return self.in_native()
+
+    def in_native(self) -> bool:
+        """Whether the native search's learned evaluation is this table."""
+        return native_reversi.weights() is self.table
 
     def __call__(self, position: ReversiPosition, seat: int) -> float:
         if position.to_move == 0:

@@ -24,10 +24,11 @@ from typing import Any
 
 from service import native as kernels
 from service.core import GameOverError, Limits, ScoredMove, SearchResult, StopSignal
-from service.native import kalah, petak_sawah, reversi
+from service.native import dots_and_boxes, kalah, petak_sawah, reversi
 
 LIBRARY = "gamerules_native"
 ADAPTERS: dict[str, Any] = {"reversi": reversi, "kalah": kalah, "petak-sawah": petak_sawah}
+ADAPTERS["dots-and-boxes"] = dots_and_boxes
 
 DEFAULT_TT_ENTRIES = 1 << 21  # 2M entries of 24 bytes: 48 MB per search, freed when the call returns
 ASPIRATION = 2.0  # the Python search's first root half-width (service.search.alphabeta.ASPIRATION)
@@ -169,8 +170,8 @@ class Kernel:
         self.state_size = _function("gr_state_size")(self._name)  # type: ignore[misc]
         self._moves = ctypes.c_int32 * 256
 
-    def pack(self, position: Any) -> bytes | None:
-        return self.adapter.pack(position)  # type: ignore[no-any-return]
+    def pack(self, position: Any, learned: bool = False) -> bytes | None:
+        return _pack(self.adapter, position, learned)
 
     def to_move(self, state: bytes) -> int:
         return int(_function("gr_to_move")(self._name, state))  # type: ignore[misc]
@@ -232,6 +233,7 @@ def search(
     aspiration: float = ASPIRATION,
     iterations: list[Iteration] | None = None,
     node_weight: int = 1,
+    learned: bool = False,
 ) -> SearchResult | None:
     """The native search of ``position`` for its seat to move (module docstring), or None when the native engine cannot
     take it. ``limits`` as for ``service.search.search`` (nodes are the core's nodes); ``stop`` a stop signal asked
@@ -241,14 +243,15 @@ def search(
     Python search calls it); ``top_n`` root moves scored exactly; ``tt_entries`` the table's size (0: none);
     ``iterations``, when given, receives each finished iteration. ``node_weight``: how many native nodes count as
     one node of ``max_nodes`` and of the answer's ``nodes`` (a level keeps its budget about the same CPU time as the
-    Python search's with it)."""
+    Python search's with it). ``learned``: the kernel's learned evaluation (Reversi 8x8, the weights its adapter was
+    handed by ``set_weights``) instead of the hand-written one."""
     run = _function("gr_search_reporting")
     adapter = ADAPTERS.get(position_game(position))
     if run is None or adapter is None:
         return None
     if position.to_move == 0:
         raise GameOverError("the game is over: there is no move to search", "position")
-    state = adapter.pack(position)
+    state = _pack(adapter, position, learned)
     if state is None:
         return None
     limits = limits or Limits()
@@ -326,12 +329,23 @@ def _reporter(
     return _Report(report)
 
 
+def _pack(adapter: Any, position: Any, learned: bool) -> bytes | None:
+    """The adapter's state of ``position``; ``learned`` asks for its learned evaluation (ValueError for a game
+    whose kernel has none)."""
+    if not learned:
+        return adapter.pack(position)  # type: ignore[no-any-return]
+    if not hasattr(adapter, "set_weights"):
+        raise ValueError(f"the {adapter.KERNEL} kernel has no learned evaluation")
+    return adapter.pack(position, learned=True)  # type: ignore[no-any-return]
+
+
 def position_game(position: Any) -> str:
     """The id of the game a position belongs to (the registry's key)."""
     return _GAME_OF.get(type(position).__name__, "")
 
 
 _GAME_OF = {"ReversiPosition": "reversi", "KalahPosition": "kalah", "PetakSawahPosition": "petak-sawah"}
+_GAME_OF["DotsAndBoxesPosition"] = "dots-and-boxes"
 
 
 def _answer(

@@ -78,15 +78,14 @@ def test_the_build_compiles_the_native_kernels_like_the_makefile():
     ``service/gen/<kernel>.so``); the Makefile builds every kernel there is and so does the image."""
     run = " ".join(args for word, args in _stages()[0] if word == "RUN")
     makefile = (ROOT / "Makefile").read_text()
-    kernels = sorted(path.stem for path in (ROOT / "service" / "native").glob("*.c"))
-    assert {"reversi_patterns"} <= set(kernels)
     native_line = next(line for line in makefile.splitlines() if line.startswith("NATIVE :="))
     assert (
         native_line.split(":=")[1].strip()
         == "$(patsubst service/native/%.c,$(GEN_DIR)/%.so,$(wildcard service/native/*.c))"
     )
     assert "$(CC) -O2 -ffp-contract=off -shared -fPIC -o $@ $< -lm" in makefile
-    assert "for kernel in service/native/*.c" in run
+    # Every kernel now lives in the engine's library; the loop stays for a kernel of its own, none when none.
+    assert 'for kernel in service/native/*.c; do [ -e "$kernel" ] || continue;' in run
     build = 'cc -O2 -ffp-contract=off -shared -fPIC -o "service/gen/$(basename "$kernel" .c).so" "$kernel" -lm'
     assert build + " || exit 1" in run
     assert "gcc" in run  # the compiler is installed in the builder stage, and only there

@@ -25,7 +25,7 @@ from service.native import library_path
 NATIVE = reversi_learned.native_sum()
 needs_kernel = pytest.mark.skipif(
     NATIVE is None,
-    reason=f"the native pattern kernel is not built ({library_path('reversi_patterns')} is missing: `make install` "
+    reason=f"the native pattern kernel is not built ({library_path('gamerules_native')} is missing: `make install` "
     "builds it with a C compiler) or GAMERULES_NO_NATIVE is set",
 )
 

@@ -4,7 +4,6 @@ bit, and its fit does what least squares should (an exactly representable target
 from __future__ import annotations
 
 import random
-from dataclasses import asdict
 from pathlib import Path
 
 import numpy as np
@@ -18,11 +17,11 @@ def test_a_tiny_training_run_is_reproducible_bit_for_bit(tmp_path: Path) -> None
     files = []
     for run in range(2):
         path = tmp_path / f"run{run}.bin.gz"
-        patterns.dump_weights(path, learn.train(config, log=lambda _: None), asdict(config))
+        patterns.dump_weights(path, learn.train(config, log=lambda _: None), config.record())
         files.append(path.read_bytes())
     assert files[0] == files[1]
     weights = patterns.load_weights(tmp_path / "run0.bin.gz")
-    assert weights.header["trained"] == asdict(config)
+    assert weights.header["trained"] == config.record()
     assert any(weights.table)
 
 

@@ -27,7 +27,7 @@ mobility, which no pattern of a few squares sees.
 
 Stages: the number of empty squares in buckets of ``STAGE_WIDTH`` (``stage_of``): the same pattern is worth
 different things early and late. Weights are integers (``int16``) in 1/``SCALE`` discs; the sum is an int,
-the same in the native twin ``service/native/reversi_patterns.c`` (tested identical), and the correction is
+the same in the native twin ``service/native/search/reversi_patterns.c`` (tested identical), and the correction is
 the sum divided by ``SCALE``.
 
 The weights file (``load_weights``): one JSON header line (``format``, ``version`` of the layout below,

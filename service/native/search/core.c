@@ -39,8 +39,10 @@
 extern const gr_kernel gr_reversi_kernel;
 extern const gr_kernel gr_kalah_kernel;
 extern const gr_kernel gr_petak_sawah_kernel;
+extern const gr_kernel gr_dots_and_boxes_kernel;
 
-static const gr_kernel *const KERNELS[] = {&gr_reversi_kernel, &gr_kalah_kernel, &gr_petak_sawah_kernel};
+static const gr_kernel *const KERNELS[] = {&gr_reversi_kernel, &gr_kalah_kernel, &gr_petak_sawah_kernel,
+                                           &gr_dots_and_boxes_kernel};
 
 #define MAX_PLY 1024
 #define PV_MAX 256
@@ -254,10 +256,12 @@ static void tt_store(ctx *c, uint64_t key, int depth, double value, int flag, in
 }
 
 /* The table's key of a position: in a proof the kernel's proof key when it has one (the entry then keeps the
- * value less *decided, exact in a proof, where values are whole final margins), else its hash. */
+ * value less *decided, exact in a proof, where values are whole final margins), else its hash (less what the
+ * kernel's held says the hash leaves out). */
 static inline uint64_t table_key(const ctx *c, const void *pos, double *decided) {
     if (c->proving && c->k->proof_key) return c->k->proof_key(pos, decided);
-    *decided = 0.0;
+    /* A kernel whose hash leaves out a part of every value (k->held) has the table hold values net of it. */
+    *decided = c->k->held ? c->k->held(pos) : 0.0;
     return c->k->hash(pos);
 }
 

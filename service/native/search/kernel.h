@@ -50,6 +50,10 @@ typedef struct gr_kernel {
     /* Optional (may be NULL): proved bounds on the final value for the seat to move (*lo <= value <= *hi),
      * e.g. the store margin give or take the seeds still in play; a proof cuts a node off with them. */
     void (*bounds)(const void *state, double *lo, double *hi);
+    /* Optional (may be NULL): the part of every value of the state (for its seat to move) that hash leaves out,
+     * when the rest depends on the hashed part alone (Dots and Boxes: the box margin held, the rest on the
+     * lines): the table then holds values net of it, one entry for every way of holding the same margin. */
+    double (*held)(const void *state);
     /* Optional (may be NULL): for a proof, a 64-bit key of the part of the state the rest of the game depends
      * on, and in *decided the part of the final value for the seat to move that no move changes any more
      * (Kalah: the pits, and the store margin). The value of a proved node is *decided plus a value of the key

@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "kernel.h"
+#include "reversi_patterns.h"
 
 #define PASS_MOVE 64
 /* From this many empty squares on, a solve-mode node is answered by solve_small (no table, int values). */
@@ -22,7 +23,7 @@ typedef struct {
     int32_t to_move;
     int32_t black_seat;
     int32_t size;
-    int32_t pad;
+    int32_t learned; /* non-zero: evaluate with the learned patterns (8x8; reversi_patterns.c) */
 } rv_state;
 
 typedef struct {
@@ -320,6 +321,7 @@ static double rv_evaluate(const void *s, int seat) {
     uint64_t me, opp;
     sides(p, &me, &opp);
     double v = estimate(me, opp, placements(me, opp, g), g);
+    if (p->learned && p->size == 8) v = gr_reversi_learned(me, opp, v);
     return seat == p->to_move ? v : -v;
 }
 
