@@ -50,6 +50,19 @@ typedef struct gr_kernel {
     /* Optional (may be NULL): proved bounds on the final value for the seat to move (*lo <= value <= *hi),
      * e.g. the store margin give or take the seeds still in play; a proof cuts a node off with them. */
     void (*bounds)(const void *state, double *lo, double *hi);
+    /* Optional (may be NULL): a quick move for Monte Carlo playouts (mcts.c), drawn with gr_random(rng) without
+     * listing every move (Strands: a full cover of a random label, grown from the mover's stones); NULL: the
+     * playouts pick uniformly among moves(). The move is one play() takes, not necessarily one of moves(). */
+    int (*random_move)(const void *state, uint64_t *rng);
 } gr_kernel;
+
+/* The generator of the Monte Carlo search and its playouts: splitmix64, a double in [0, 1). */
+static inline double gr_random(uint64_t *rng) {
+    uint64_t z = (*rng += 0x9e3779b97f4a7c15ULL);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    z ^= z >> 31;
+    return (double)(z >> 11) * 0x1.0p-53;
+}
 
 #endif
