@@ -12,12 +12,16 @@ import time
 
 import pytest
 
+from service import native as kernels
 from service.core import Limits, SearchResult
 from service.engines import GAMES
+from service.engines.strands import StrandsPosition
+from service.levels import best_move
 from service.native import engine
 from service.native import mcts as native
-from service.search import Deadline, search, static_value
+from service.search import Deadline, mcts, search, static_value
 from tests.native.twins import needs
+from tests.search.test_no_garbage import garbage_after
 
 STRANDS = GAMES["strands"]
 pytestmark = needs("strands")
@@ -171,3 +175,28 @@ def test_on_small_boards_it_finds_a_move_of_the_proved_value(seed: int) -> None:
     result = native.mcts(position, Limits(max_nodes=20_000), rng=random.Random(seed))
     assert result is not None
     assert result.move in wins if wins else result.move in position.search_moves()
+
+
+def test_hard_plays_the_native_search_when_built_and_the_python_one_otherwise() -> None:
+    """The same seed and iteration budget: the level's answer is the native search's, and with the native engine
+    turned off the Python search's (whose generator the native path left untouched)."""
+    position = standard(3)
+    limits = Limits(max_nodes=200, max_time_ms=600_000)  # the iterations decide, not the level's 1.5 s
+    level = best_move("strands", position, "hard", limits, seed=5)
+    direct = native.mcts(position, limits, rng=random.Random(5))
+    assert direct is not None and (level.move, level.value, level.nodes) == (direct.move, direct.value, 200)
+    previous = kernels.use_native(False)
+    try:
+        assert native.mcts(position, limits, rng=random.Random(5)) is None
+        level = best_move("strands", position, "hard", limits, seed=5)
+    finally:
+        kernels.use_native(previous)
+    python = mcts(position, limits, rng=random.Random(5), rollout=StrandsPosition.playout_move)
+    assert (level.move, level.value, level.nodes) == (python.move, python.value, 200)
+
+
+def test_a_native_tree_search_leaves_no_cycles() -> None:
+    position = standard(2)
+    assert garbage_after(lambda: native.mcts(position, Limits(max_nodes=300), rng=random.Random(1))) == 0
+    deadline = Deadline(Limits(max_nodes=300))
+    assert garbage_after(lambda: native.mcts(position, Limits(max_nodes=300), stop=deadline)) == 0
