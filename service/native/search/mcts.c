@@ -89,33 +89,33 @@ typedef struct {
 
 static unsigned char *state_of(tree *t, int32_t i) { return t->states + (size_t)i * (size_t)t->k->state_size; }
 
-static int grow(void **p, size_t *cap, size_t need, size_t unit, tree *t) {
+/* Room for need units in *p (capacity *cap, unit bytes each, plus extra bytes per unit in *q when q is given,
+ * which follows the same capacity): doubling, within the tree's bound; 0 when the bound or memory is reached. */
+static int grow(tree *t, void **p, void **q, size_t *cap, size_t need, size_t unit, size_t extra) {
     if (need <= *cap) return 1;
+    size_t per = unit + extra, room = (t->max_bytes > t->bytes ? t->max_bytes - t->bytes : 0) / per;
     size_t cap2 = *cap ? *cap * 2 : 1024;
-    while (cap2 < need) cap2 *= 2;
-    size_t more = (cap2 - *cap) * unit;
-    if (t->bytes + more > t->max_bytes) return 0;
-    void *q = realloc(*p, cap2 * unit);
-    if (!q) return 0;
-    *p = q;
-    t->bytes += more;
+    if (cap2 - *cap > room) cap2 = *cap + room;
+    if (cap2 < need) return 0;
+    void *a = realloc(*p, cap2 * unit);
+    if (!a) return 0;
+    *p = a;
+    if (q) {
+        void *b = realloc(*q, cap2 * extra);
+        if (!b) return 0; /* *p is larger than *cap says: harmless, freed at the end */
+        *q = b;
+    }
+    t->bytes += (cap2 - *cap) * per;
     *cap = cap2;
     return 1;
 }
 
 /* A new node (its state copied in); -1 when the tree is full. */
 static int32_t add_node(tree *t, const void *state, int move, int mover) {
-    size_t cap = t->cap_nodes;
     if (t->full) return -1;
-    if (!grow((void **)&t->nodes, &cap, t->n_nodes + 1, sizeof(mnode), t)) return t->full = 1, -1;
-    size_t cap_states = t->cap_nodes;
-    if (cap != t->cap_nodes) { /* the states follow the nodes' capacity */
-        void *q = realloc(t->states, cap * (size_t)t->k->state_size);
-        if (!q) return t->full = 1, -1;
-        t->states = q;
-        t->bytes += (cap - cap_states) * (size_t)t->k->state_size;
-        t->cap_nodes = cap;
-    }
+    if (!grow(t, (void **)&t->nodes, (void **)&t->states, &t->cap_nodes, t->n_nodes + 1, sizeof(mnode),
+              (size_t)t->k->state_size))
+        return t->full = 1, -1;
     int32_t i = (int32_t)t->n_nodes++;
     mnode *n = &t->nodes[i];
     memset(n, 0, sizeof *n);
@@ -132,7 +132,8 @@ static int fetch_moves(tree *t, int32_t i) {
     if (t->nodes[i].n_moves >= 0) return 1;
     int moves[GR_MAX_MOVES];
     int n = t->k->moves(state_of(t, i), moves, 0);
-    if (!grow((void **)&t->pool, &t->cap_pool, t->n_pool + (size_t)n, sizeof(int32_t), t)) return t->full = 1, 0;
+    if (!grow(t, (void **)&t->pool, NULL, &t->cap_pool, t->n_pool + (size_t)n, sizeof(int32_t), 0))
+        return t->full = 1, 0;
     memcpy(t->pool + t->n_pool, moves, (size_t)n * sizeof(int32_t));
     t->nodes[i].moves_at = (int32_t)t->n_pool;
     t->nodes[i].n_moves = n;
