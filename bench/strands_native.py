@@ -5,7 +5,8 @@ Two parts, seeded, in one process (the baseline is measured in the same run):
 1. **Iterations per second**: the Monte Carlo tree search of ``hard`` (the engine's candidate covers, its
    group-growing playouts, progressive widening) for ``--probe-ms`` on ``--positions`` positions of a seeded
    random standard game, natively (``service.native.mcts``) and in Python (``service.search.mcts``). Printed:
-   each side's iterations per second of wall time and the ratio (no goal of its own: strength is the goal).
+   each side's iterations per CPU second (``time.process_time``: both run in this thread, and other load on the
+   machine does not count) and the ratio (no goal of its own: strength is the goal).
 2. **Native ``hard`` against today's ``hard``** (the same level on the Python path, ``service.native.use_native``
    turned off for its moves) at equal time per move (``--move-ms`` for both), on the standard board. Games come
    in pairs on the same seeded opening (Black's opening stone and White's first turn, random), colours
@@ -57,15 +58,15 @@ def iterations_per_second(positions: list[Any], probe_ms: int) -> tuple[list[flo
     native_rates, python_rates = [], []
     for i, position in enumerate(positions):
         limits = Limits(max_time_ms=probe_ms)
-        start = time.perf_counter()
+        start = time.process_time()
         found = native_mcts.mcts(position, limits, rng=random.Random(i))
-        seconds = time.perf_counter() - start
+        seconds = time.process_time() - start
         if found is None:
             raise SystemExit("the native engine is not built or turned off: `make install` builds it")
         native_rates.append(found.nodes / seconds)
-        start = time.perf_counter()
+        start = time.process_time()
         found = mcts(position, limits, rng=random.Random(i), rollout=StrandsPosition.playout_move)
-        python_rates.append(found.nodes / (time.perf_counter() - start))
+        python_rates.append(found.nodes / (time.process_time() - start))
     return native_rates, python_rates
 
 
@@ -102,32 +103,12 @@ def play(index: int, native_seat: int, seed: int, move_ms: int) -> tuple[int, fl
     return (1 if outcome.winner == native_seat else -1), position.final_value(native_seat), spent[True], spent[False]
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--games", type=int, default=8, help="games (even: colours swap on each opening)")
-    parser.add_argument("--move-ms", type=int, default=500, help="time per move of both sides")
-    parser.add_argument("--positions", type=int, default=5, help="positions of the iterations probe")
-    parser.add_argument("--probe-ms", type=int, default=1000, help="search time per position of the probe")
-    parser.add_argument("--seed", type=int, default=11)
-    args = parser.parse_args(argv)
-    if not native_mcts.available("strands"):
-        print("the native engine is not built or turned off (GAMERULES_NO_NATIVE): nothing to compare")
-        return 0
-
-    positions = probe_positions(args.positions, args.seed)
-    native_rates, python_rates = iterations_per_second(positions, args.probe_ms)
-    print(f"MCTS iterations per second, {len(positions)} standard positions, {args.probe_ms} ms each:")
-    for i, (n, p) in enumerate(zip(native_rates, python_rates, strict=True)):
-        print(f"  position {i}: native {n:10,.0f}/s   python {p:8,.0f}/s   {n / p:6.1f}x")
-    n_med, p_med = statistics.median(native_rates), statistics.median(python_rates)
-    print(f"  median: native {n_med:,.0f}/s, python {p_med:,.0f}/s: {n_med / p_med:.1f}x")
-
+def play_games(games: int, seed: int, move_ms: int) -> None:
     wins, margins, native_times, python_times = 0, [], [], []
-    games = max(2, args.games - args.games % 2)
-    print(f"\nnative hard against python hard, {args.move_ms} ms a move each, {games} games, colours swapped:")
+    print(f"\nnative hard against python hard, {move_ms} ms a move each, {games} games, colours swapped:")
     for g in range(games):
         native_seat = 1 + g % 2
-        score, margin, t_native, t_python = play(g // 2, native_seat, args.seed, args.move_ms)
+        score, margin, t_native, t_python = play(g // 2, native_seat, seed, move_ms)
         wins += score > 0
         margins.append(margin)
         native_times += t_native
@@ -141,6 +122,31 @@ def main(argv: list[str] | None = None) -> int:
     )
     verdict = "met" if rate >= WIN_TARGET else "missed"
     print(f"target: native hard beats python hard in >= {WIN_TARGET:.0%} of games: {verdict}")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--games", type=int, default=8, help="games (even: colours swap on each opening; 0: none)")
+    parser.add_argument("--move-ms", type=int, default=500, help="time per move of both sides")
+    parser.add_argument("--positions", type=int, default=5, help="positions of the iterations probe")
+    parser.add_argument("--probe-ms", type=int, default=1000, help="search time per position of the probe")
+    parser.add_argument("--seed", type=int, default=11)
+    args = parser.parse_args(argv)
+    if not native_mcts.available("strands"):
+        print("the native engine is not built or turned off (GAMERULES_NO_NATIVE): nothing to compare")
+        return 0
+
+    positions = probe_positions(args.positions, args.seed)
+    native_rates, python_rates = iterations_per_second(positions, args.probe_ms)
+    print(f"MCTS iterations per CPU second, {len(positions)} standard positions, {args.probe_ms} ms each:")
+    for i, (n, p) in enumerate(zip(native_rates, python_rates, strict=True)):
+        print(f"  position {i}: native {n:10,.0f}/s   python {p:8,.0f}/s   {n / p:6.1f}x")
+    n_med, p_med = statistics.median(native_rates), statistics.median(python_rates)
+    print(f"  median: native {n_med:,.0f}/s, python {p_med:,.0f}/s: {n_med / p_med:.1f}x")
+
+    games = args.games - args.games % 2
+    if games:
+        play_games(games, args.seed, args.move_ms)
     return 0
 
 
