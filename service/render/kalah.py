@@ -110,9 +110,12 @@ def draw(view: View) -> str:
 
     last = view.options.last_move.strip()
     if last:
-        if last.isascii() and last.isdigit():  # a bare pit number: the pit of the seat not to move (proto's last_move)
-            mover = 3 - view.position.to_move if view.position.to_move else 0
-            last = f"{'SN'[mover - 1]}{last}" if mover else last
+        # A bare pit number (a move's notation) does not say whose pit it was: after an extra turn the seat that
+        # moved is the seat to move again. The pit is named with its side, as the sow event names it.
+        if last.isascii() and last.isdigit():
+            raise core.InvalidMove(
+                f"{last[:40]!r} does not say whose pit: name it with its side, S{last[:3]} or N{last[:3]}", "last_move"
+            )
         x, y = place(last, "last_move")
         svg.add(
             "circle",

@@ -267,6 +267,19 @@ def test_bad_options_are_refused_naming_the_option(options, kind, field):
     assert raised.value.field == field
 
 
+def test_a_kalah_last_move_names_its_side():
+    # South sowed pit 3 into its store and moves again: a bare "3" could be either seat's pit.
+    game = GAMES["kalah"]
+    position = game.parse_position("4,4,0,5,5,5,1/4,4,4,4,4,4,0 1 seeds=4")
+    with pytest.raises(core.InvalidMove, match="S3 or N3") as raised:
+        render(game, position, RenderOptions(last_move="3"))
+    assert raised.value.field == "last_move"
+    root = parse(render(game, position, RenderOptions(last_move="S3")))
+    pits = {e.get("data-cell"): e for e in elements(root, "circle", "pit")}
+    last = elements(root, "circle", "last-move")[0]
+    assert (last.get("cx"), last.get("cy")) == (pits["S3"].get("cx"), pits["S3"].get("cy"))
+
+
 def test_a_last_move_off_the_board_is_refused_in_every_game():
     for game_id, text in {"kalah": "S9", "dots-and-boxes": "a1-c1", "petak-sawah": "f1", "strands": "a9"}.items():
         with pytest.raises(core.InvalidMove) as raised:
