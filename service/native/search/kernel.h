@@ -11,7 +11,8 @@
  *   play makes itself): the core flips a child's value only when the seat to move changes;
  * - values are doubles in the game's own units (final margin), from the point of view of the seat asked;
  * - moves are small non-negative ints below GR_MOVE_RANGE, the kernel's own numbering (the binding maps
- *   them to engine moves).
+ *   them to engine moves); a kernel only the Monte Carlo search (mcts.c) uses may number them up to INT_MAX
+ *   (Strands' covers), and its adapter keeps it from the alpha-beta core (ALPHA_BETA False).
  */
 #ifndef GR_KERNEL_H
 #define GR_KERNEL_H
