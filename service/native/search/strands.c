@@ -23,6 +23,7 @@
 #define MAX_SIDE 9
 #define MAX_CELLS 217 /* 3 * 9 * 8 + 1 */
 #define WORDS 4
+/* The engine's constants (service/engines/strands/moves.py); the twin tests hold them equal. */
 #define CANDIDATE_CAP 32
 #define POOL 12
 #define PER_LABEL 5
