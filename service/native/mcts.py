@@ -131,9 +131,17 @@ def mcts(
         report_first=_FIRST_REPORT if on_iteration is not None else 0,
     )
 
+    raised: list[BaseException] = []
+
     def report(partial: Any) -> None:
+        # An exception cannot cross the C frames: it stops the search and is raised once the call returns, as
+        # from the Python search.
         assert on_iteration is not None
-        on_iteration(_answer(position, adapter, partial.contents, "", began))
+        try:
+            on_iteration(_answer(position, adapter, partial.contents, "", began))
+        except BaseException as error:
+            raised.append(error)
+            flag.set()
 
     callback = _REPORT(report) if on_iteration is not None else _REPORT()
     result = _Result()
@@ -154,6 +162,8 @@ def mcts(
         done.set()
         if watcher is not None:
             watcher.join()
+    if raised:
+        raise raised[0]
     if error:
         raise RuntimeError(f"the native Monte Carlo search refused the position (error {error})")
     reason = _REASONS.get(result.stop_reason, "")

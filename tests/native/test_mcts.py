@@ -200,3 +200,15 @@ def test_a_native_tree_search_leaves_no_cycles() -> None:
     assert garbage_after(lambda: native.mcts(position, Limits(max_nodes=300), rng=random.Random(1))) == 0
     deadline = Deadline(Limits(max_nodes=300))
     assert garbage_after(lambda: native.mcts(position, Limits(max_nodes=300), stop=deadline)) == 0
+
+
+def test_an_exception_of_the_stream_stops_the_search_and_is_raised() -> None:
+    class Broken:
+        def __call__(self) -> bool:
+            return False
+
+        def on_iteration(self, partial: SearchResult) -> None:
+            raise ConnectionError("the client went away")
+
+    with pytest.raises(ConnectionError):
+        native.mcts(standard(2), Limits(max_nodes=100_000), stop=Broken(), rng=random.Random(1))
