@@ -55,14 +55,12 @@ class _Result(ctypes.Structure):
         ("error", ctypes.c_int32),
         ("value", ctypes.c_double),
         ("iterations", ctypes.c_uint64),
-        ("tree_nodes", ctypes.c_uint64),
         ("pv_len", ctypes.c_int32),
         ("n_alt", ctypes.c_int32),
         ("pv", ctypes.c_int32 * _PV_MAX),
         ("alt_move", ctypes.c_int32 * _ALT_MAX),
         ("alt_value", ctypes.c_double * _ALT_MAX),
         ("alt_exact", ctypes.c_int32 * _ALT_MAX),
-        ("alt_visits", ctypes.c_uint64 * _ALT_MAX),
     )
 
 

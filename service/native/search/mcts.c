@@ -52,14 +52,12 @@ typedef struct {
     int32_t error; /* 1: unknown game, 2: game over, 3: no moves, 4: out of memory */
     double value;
     uint64_t iterations;
-    uint64_t tree_nodes;
     int32_t pv_len;
     int32_t n_alt;
     int32_t pv[PV_MAX];
     int32_t alt_move[ALT_MAX];
     double alt_value[ALT_MAX];
     int32_t alt_exact[ALT_MAX];
-    uint64_t alt_visits[ALT_MAX];
 } gr_mcts_result;
 
 typedef void (*gr_mcts_report)(const gr_mcts_result *);
@@ -230,7 +228,6 @@ static void answer(tree *t, int seat, int top_n, uint64_t iterations, int depth,
     const mnode *root = &t->nodes[0];
     out->iterations = iterations;
     out->depth = depth;
-    out->tree_nodes = t->n_nodes;
     int32_t ranked[GR_MAX_MOVES];
     int n = 0;
     for (int32_t c = root->first_child; c >= 0; c = t->nodes[c].next) { /* stable: the kernel's order on ties */
@@ -249,7 +246,6 @@ static void answer(tree *t, int seat, int top_n, uint64_t iterations, int depth,
         out->move = out->pv[0] = out->alt_move[0] = move;
         out->value = out->alt_value[0] = v + 0.0;
         out->alt_exact[0] = ended;
-        out->alt_visits[0] = 0;
         out->pv_len = out->n_alt = 1;
         out->depth = 0;
         return;
@@ -263,7 +259,6 @@ static void answer(tree *t, int seat, int top_n, uint64_t iterations, int depth,
         out->alt_move[i] = c->move;
         out->alt_value[i] = c->margin / (double)c->visits + 0.0;
         out->alt_exact[i] = k->to_move(state_of(t, ranked[i])) == 0;
-        out->alt_visits[i] = c->visits;
     }
     int len = 0;
     out->pv[len++] = best->move;
