@@ -3,8 +3,9 @@ command (``clients/python``), and what ``make install`` builds in a checkout, bu
 
 - the ``gamerules.v1`` code and the descriptor set with the proto comments (the OpenAPI document's prose),
   generated from ``proto/`` by ``clients/python/build_protos.py`` into the same layout as ``service/gen``;
-- the engines' native kernels (``service/**/*.c``) in ``service/gen/``, where ``service.games.native`` loads
-  them; without a C compiler the wheel has none and the engines search in Python, as in a checkout.
+- the native kernels (``service/native/*.c``, and the search engine ``service/native/search/*.c`` as one
+  library) in ``service/gen/``, where ``service.native`` loads them; without a C compiler the wheel has none
+  and the engines search in Python, as in a checkout.
 
 The rest of the metadata is in ``pyproject.toml``.
 """
@@ -50,25 +51,33 @@ def _compiler() -> str | None:
     return shutil.which((sysconfig.get_config_var("CC") or "cc").split()[0])
 
 
-def _kernels() -> list[Path]:
-    return sorted((HERE / "service").rglob("*.c"))
+ENGINE_LIBRARY = "gamerules_native"  # the native search engine: service/native/search/*.c in one library
+
+
+def _kernels() -> list[tuple[str, list[Path]]]:
+    """(library name, its sources): each ``service/native/*.c`` alone, the search engine's sources together
+    (as the Makefile builds them)."""
+    native = HERE / "service" / "native"
+    single = [(source.stem, [source]) for source in sorted(native.glob("*.c"))]
+    return [*single, (ENGINE_LIBRARY, sorted((native / "search").glob("*.c")))]
 
 
 def _compile_kernels(gen: Path) -> list[Path]:
-    """Each ``service/**/*.c`` as ``gen/<name>.so``; none without a C compiler (the engines then run in Python)."""
+    """Each library of ``_kernels`` as ``gen/<name>.so``; none without a C compiler (the engines then run in
+    Python)."""
     compiler = _compiler()
     if compiler is None:
         print(f"no C compiler ({compiler}): the native kernels are left out, the engines search in Python")
         return []
     built = []
     gen.mkdir(parents=True, exist_ok=True)
-    for source in _kernels():
-        target = gen / f"{source.stem}.so"
-        done = subprocess.run([compiler, *KERNEL_FLAGS, "-o", str(target), str(source), "-lm"], check=False)
+    for name, sources in _kernels():
+        target = gen / f"{name}.so"
+        done = subprocess.run([compiler, *KERNEL_FLAGS, "-o", str(target), *map(str, sources), "-lm"], check=False)
         if done.returncode == 0:
             built.append(target)
         else:
-            print(f"{source.name} did not compile: it runs in Python")
+            print(f"{name} did not compile: it runs in Python")
     return built
 
 

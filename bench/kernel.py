@@ -1,13 +1,13 @@
-"""Kalah's native search kernel against the same search in pure Python (``python -m bench.kernel``).
+"""Kalah's ``hard`` on the native search engine against the same search in pure Python (``python -m bench.kernel``).
 
 On seeded middle-game positions (6 pits, 4 seeds, 2-23 random plies, more than 24 seeds left in the pits):
 
-- CPU time per counted search node of ``hard`` under a node budget, with the kernel and without it (the
-  kernel's nodes count 1/``kalah_kernel.NATIVE_NODE_WEIGHT``): a ratio near 1 means a node budget buys about the
-  same time on both paths, which is what the weight is for.
+- CPU time per counted search node of ``hard`` under a node budget, natively and in Python (native nodes
+  count 1/``native_search.NATIVE_NODE_WEIGHT``): the ratio is what a node budget costs natively against the
+  Python search.
 - The depth ``hard`` completes under a time limit with and without the kernel.
-- How long a search in the kernel takes to answer once its caller's stop fires (the kernel polls the
-  search every 10 ms or so): a 10 s search from the start, stopped after ``--cancel-after`` seconds.
+- How long a native search takes to answer once its caller's stop fires (the engine's watcher asks the
+  stop every 5 ms): a 10 s search from the start, stopped after ``--cancel-after`` seconds.
 """
 
 from __future__ import annotations
@@ -24,7 +24,8 @@ from service import native
 from service.core import Limits
 from service.engines import kalah
 from service.levels import kalah as kalah_levels
-from service.levels import kalah_kernel
+from service.levels import native_search
+from service.native import engine
 
 
 def positions(count: int, seed: int) -> list[Any]:
@@ -59,8 +60,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--move-ms", type=int, default=400, help="time limit of the depth comparison")
     parser.add_argument("--cancel-after", type=float, default=1.0, help="seconds before the stop fires")
     args = parser.parse_args(argv)
-    if kalah_kernel.native_search() is None:
-        print("kalah: the native kernel is not built (`make install` builds it with a C compiler); nothing to compare")
+    if not engine.available("kalah"):
+        print(
+            "kalah: the native search engine is not built (`make install` builds it with a C compiler); "
+            "nothing to compare"
+        )
         return 0
     sample = positions(args.positions, 5)
 
@@ -74,7 +78,7 @@ def main(argv: list[str] | None = None) -> int:
     per_node = {k: spent[k] / counted[k] * 1e6 for k in spent}
     print(
         f"kalah hard, {args.positions} positions, {args.nodes} nodes each (kernel nodes count "
-        f"1/{kalah_kernel.NATIVE_NODE_WEIGHT}): Python {per_node[False]:.2f} us per node, kernel "
+        f"1/{native_search.NATIVE_NODE_WEIGHT}): Python {per_node[False]:.2f} us per node, kernel "
         f"{per_node[True]:.2f} us per counted node, ratio {per_node[True] / per_node[False]:.2f}"
     )
 

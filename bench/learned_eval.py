@@ -23,7 +23,6 @@ Needs the native endgame solver for part 1 (skipped with the reason otherwise).
 from __future__ import annotations
 
 import argparse
-import ctypes
 import random
 import statistics
 import sys
@@ -38,13 +37,12 @@ from service.engines.reversi.patterns import load_weights
 from service.learn.reversi import self_play
 from service.levels import reversi as reversi_levels
 from service.levels import reversi_learned
-from service.levels.reversi_endgame import native_solver
+from service.native import engine
 from service.search import search
 
 MAE_TARGET = 0.5  # learned error / hand-written error, at most
 WIN_TARGET = 0.85
 RATE_TARGET = 0.6
-SOLVE_WINDOW = 65  # wider than any margin: an exact value
 
 Evaluate = Callable[[Any, int], float] | None
 
@@ -67,19 +65,17 @@ def held_out(count: int, low: int, high: int, seed: int) -> list[ReversiPosition
 
 
 def exact(position: ReversiPosition) -> int:
-    solve = native_solver()
-    assert solve is not None
-    me, opp = position.sides()
-    nodes = ctypes.c_uint64()
-    return int(solve(me, opp, -SOLVE_WINDOW, SOLVE_WINDOW, 0.0, ctypes.byref(nodes)))
+    found = engine.search(position, Limits(), solve=True)
+    assert found is not None and found.exact
+    return int(found.value)
 
 
 def accuracy(args: argparse.Namespace, learned: Evaluate) -> bool | None:
     if args.positions <= 0:
         print("accuracy: skipped (--positions 0)")
         return None
-    if native_solver() is None:
-        print("accuracy: skipped: the native endgame solver is not built (make install) or GAMERULES_NO_NATIVE is set")
+    if not engine.available("reversi"):
+        print("accuracy: skipped: the native search engine is not built (make install) or GAMERULES_NO_NATIVE is set")
         return None
     assert learned is not None
     low, high = (int(x) for x in args.empties.split("-"))

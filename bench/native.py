@@ -12,6 +12,8 @@ against the Python search measured in the same run (``python -m bench.native``):
   (+8) within 10 minutes, the stretch goal.
 - Petak Sawah on the default board from 18 empty cells, proved within 1 CPU s each (the Python search on one
   of them as the baseline).
+- Dots and Boxes, the empty 3x3 board proved (-3 for the first player) within 10 CPU s, with the Python exact
+  solver's time on the same board as the baseline (not with ``--quick``).
 - Targets of games whose kernel is not there yet are printed as missed, saying so.
 
 The FFO positions and values are the French Othello Federation's endgame test suite (published best moves
@@ -30,6 +32,7 @@ from typing import Any
 
 from service.core import Limits
 from service.engines import GAMES
+from service.levels.dots_and_boxes_exact import ExactSolver
 from service.native import engine as native
 from service.search import search
 
@@ -56,6 +59,8 @@ WALL_SLACK = 6
 # Heuristic iterations before the proof: their table moves order the proof. Compare other leads on the same
 # positions with ``python -m bench.native --solve-lead N`` (the proofs print their nodes and CPU seconds).
 SOLVE_LEAD = 8
+DOTS_GOAL_S = 10.0
+DOTS_3X3_VALUE = -3.0  # the first player's value of the empty 3x3 board (3 boxes to 6)
 
 
 def ffo(number: int) -> Any:
@@ -208,8 +213,35 @@ def petak_proofs(positions: int) -> None:
     print(f"  slowest {worst:.2f} CPU s: {mark(worst <= 1.0)}")
 
 
+def dots_proof(baseline: bool) -> None:
+    """The empty 3x3 Dots and Boxes board proved natively (solve mode: the table net of the margin held, the
+    open boxes' bounds, the loony endgame), and with the Python exact solver (``hard``'s without the native
+    engine) as the baseline."""
+    position = GAMES["dots-and-boxes"].new_position({"rows": 3, "cols": 3}, "")
+    goal_s = DOTS_GOAL_S
+    began = time.process_time()
+    result = native.search(position, Limits(max_time_ms=int(goal_s * 1000 * WALL_SLACK)), solve=True)
+    cpu = time.process_time() - began
+    assert result is not None
+    met = result.exact and result.value == DOTS_3X3_VALUE and cpu <= goal_s
+    state = f"proved {result.value:+.0f}" if result.exact else f"not proved (stopped: {result.stop_reason})"
+    line = (
+        f"Dots and Boxes 3x3 from the empty board (goal: proved {DOTS_3X3_VALUE:+.0f} within {goal_s:.0f} CPU s): "
+        f"{state}, {result.nodes:,} nodes, {cpu:.1f} CPU s"
+    )
+    if baseline:
+        began = time.process_time()
+        solver = ExactSolver(position.geometry)
+        python = solver.value(position.lines)
+        python_cpu = time.process_time() - began
+        assert python == DOTS_3X3_VALUE, "the Python exact solver disagrees with the known value"
+        line += f"; Python exact solver {python:+d} in {python_cpu:.1f} CPU s ({python_cpu / max(cpu, 1e-9):.1f}x)"
+    print(f"{line}: {mark(met)}")
+    if result.exact and result.value != DOTS_3X3_VALUE:
+        print(f"  WRONG VALUE: {result.value:+.0f}, known {DOTS_3X3_VALUE:+.0f}")
+
+
 def missing() -> None:
-    print("Dots and Boxes 3x3 proved (-3) within 10 s: MISSED (no native kernel for Dots and Boxes yet)")
     print("Strands: MISSED (no native kernel or MCTS for Strands yet)")
 
 
@@ -231,6 +263,7 @@ def main() -> int:
     if args.long:
         kalah_proof(4, 600.0, 8)
     petak_proofs(3 if args.quick else 10)
+    dots_proof(baseline=not args.quick)
     missing()
     return 0 if ok else 1
 

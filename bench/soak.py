@@ -4,11 +4,16 @@ queue, and byte-mutated requests (``python -m bench.soak``).
 The servers run as in production (``python -m service.api.server`` with two workers, the gateway under
 granian with two workers) on 127.0.0.1; the load comes from this process and from client processes.
 
-- queue: 8 simultaneous 1 s BestMoves with 10 s deadlines, each on its own connection. Target: all answered.
+- queue: 8 simultaneous 1 s BestMoves with 10 s deadlines, each on its own connection, over gRPC and over
+  REST. Target: all answered.
 - flood: LegalMoves p50/p99 over gRPC and over REST, idle, then while 64 REST clients call BestMove without
-  pause, ignoring ``Retry-After``; once per search mode (``--modes``: the searches in niced search processes,
-  the default, or in niced threads of the worker). Target: p99 under the flood within 2x idle, both
-  transports.
+  pause, ignoring ``Retry-After`` (one client process of its own, not pinned to a core); ``--flood-rounds``
+  rounds of both in turn, so that the load of a shared box falls on both phases alike. Once per search mode
+  (``--modes``: the searches in niced search processes, the default, or in niced threads of the worker) and
+  with the gateway's pacing of best moves on or off (``--gateway-pacing off,on``: off refuses at once, as
+  before it; ``service/api/gateway_pacing.py``). Target: p99 under the flood within 2x idle, both
+  transports. Run only this part with ``python -m bench --only soak --part flood`` (about a minute per mode
+  and pacing).
 - mutation: valid requests of every RPC with random bytes flipped, inserted, cut; sent as raw bytes over
   gRPC. Target: no INTERNAL or UNKNOWN answer.
 - soak: ``--best-moves`` BestMove calls (every game, ``maxTimeMs`` 5) and ``--rules-calls`` rules calls (every
@@ -61,7 +66,10 @@ class Servers:
 
 
 @contextlib.contextmanager
-def servers(mode: str, logs: Path) -> Iterator[Servers]:
+def servers(mode: str, logs: Path, pacing: bool = True) -> Iterator[Servers]:
+    """The servers, their searches in ``mode``; the gateway paces best moves (``pacing``, its default) or
+    refuses them at once when its share of threads is taken, and answers every 429 at once (as before the
+    pacing)."""
     port, http_port = _free_port(), _free_port()
     target = f"{HOST}:{port}"
     quiet = {"GAMERULES_LOG_LEVEL": "WARNING"}
@@ -70,6 +78,8 @@ def servers(mode: str, logs: Path) -> Iterator[Servers]:
         sys.executable, "-m", "service.api.gateway_server", "--bind", f"{HOST}:{http_port}",
         "--grpc-target", target, "--workers", "2",
     ]  # fmt: skip
+    if not pacing:
+        gateway += ["--waiting-best-moves", "0"]
     with (
         _process(server, logs / f"server-{mode}.log", quiet) as server_process,
         _process(gateway, logs / f"gateway-{mode}.log", quiet),
@@ -157,44 +167,59 @@ def legal_moves_request() -> pb.LegalMovesRequest:
 # --- queue -------------------------------------------------------------------------------------------------
 
 
-def run_queue(target: str) -> bool:
+def run_queue(servers: Servers) -> bool:
+    """8 simultaneous 1 s BestMoves with 10 s deadlines, each on its own connection: over gRPC, then over REST."""
     limits = pb.SearchLimits(max_time_ms=1000, max_depth=60, max_nodes=10**9)
     request = pb.BestMoveRequest(game="reversi", position=pb.Position(notation=REVERSI_START), limits=limits)
-    channels = [grpc.insecure_channel(target, options=[("grpc.use_local_subchannel_pool", 1)]) for _ in range(8)]
-    codes: list[str] = []
-    began = time.perf_counter()
-    with futures.ThreadPoolExecutor(8) as pool:
-        calls = [pool.submit(pb_grpc.GameRulesStub(channel).BestMove, request, timeout=10) for channel in channels]
-        for call in calls:
+    rest_limits = {"maxTimeMs": limits.max_time_ms, "maxDepth": limits.max_depth, "maxNodes": limits.max_nodes}
+    body = json.dumps({"position": {"notation": REVERSI_START}, "limits": rest_limits})
+    host, port = servers.rest.removeprefix("http://").split(":")
+
+    def over_grpc(_: int) -> str:
+        with grpc.insecure_channel(servers.grpc, options=[("grpc.use_local_subchannel_pool", 1)]) as channel:
             try:
-                call.result()
-                codes.append("OK")
+                pb_grpc.GameRulesStub(channel).BestMove(request, timeout=10)
+                return "OK"
             except grpc.RpcError as error:
-                codes.append(error.code().name)
-    for channel in channels:
-        channel.close()
-    answered = codes.count("OK")
-    others = [code for code in codes if code not in ("OK", "RESOURCE_EXHAUSTED")]
-    print(
-        f"8 simultaneous 1 s BestMoves, 10 s deadlines: {answered} of 8 answered, "
-        f"{codes.count('RESOURCE_EXHAUSTED')} refused, others {others}"
-        f", all done after {time.perf_counter() - began:.1f} s: {answered}/8 = {answered / 8:.2f} "
-        f"(target 1.00) {verdict(answered == 8)}",
-        flush=True,
-    )
-    return answered == 8
+                return error.code().name
+
+    def over_rest(_: int) -> str:
+        connection = http.client.HTTPConnection(host, int(port), timeout=30)
+        headers = {"Content-Type": "application/json", "Grpc-Timeout": "10S"}
+        connection.request("POST", "/v1/games/reversi:bestMove", body, headers)
+        status = connection.getresponse().status
+        connection.close()
+        return {200: "OK", 429: "RESOURCE_EXHAUSTED"}.get(status, str(status))
+
+    met = True
+    for transport, call in (("gRPC", over_grpc), ("REST", over_rest)):
+        began = time.perf_counter()
+        with futures.ThreadPoolExecutor(8) as pool:
+            codes = list(pool.map(call, range(8)))
+        answered = codes.count("OK")
+        others = [code for code in codes if code not in ("OK", "RESOURCE_EXHAUSTED")]
+        print(
+            f"8 simultaneous 1 s BestMoves over {transport}, 10 s deadlines: {answered} of 8 answered, "
+            f"{codes.count('RESOURCE_EXHAUSTED')} refused, others {others}"
+            f", all done after {time.perf_counter() - began:.1f} s: {answered}/8 = {answered / 8:.2f} "
+            f"(target 1.00) {verdict(answered == 8)}",
+            flush=True,
+        )
+        met &= answered == 8
+    return met
 
 
 # --- flood -------------------------------------------------------------------------------------------------
 
 
 def _percentiles(times: list[float]) -> tuple[float, float]:
-    ordered = sorted(times)
+    """p50 and p99 in ms."""
+    ordered = sorted(times) or [float("nan")]
     return statistics.median(ordered) * 1000, ordered[min(len(ordered) - 1, int(0.99 * len(ordered)))] * 1000
 
 
-def legal_moves_latency(servers: Servers, transport: str, count: int, max_s: float = 30) -> tuple[float, float]:
-    """LegalMoves p50 and p99 in ms over ``count`` calls one after another (fewer if ``max_s`` runs out)."""
+def legal_moves_times(servers: Servers, transport: str, count: int, max_s: float = 30) -> list[float]:
+    """LegalMoves round trips in seconds, ``count`` calls one after another (fewer if ``max_s`` runs out)."""
     times: list[float] = []
     give_up = time.monotonic() + max_s
     if transport == "grpc":
@@ -223,7 +248,7 @@ def legal_moves_latency(servers: Servers, transport: str, count: int, max_s: flo
             if time.monotonic() > give_up:
                 break
         connection.close()
-    return _percentiles(times or [float("nan")])
+    return times
 
 
 def flood(base: str, clients: int, stop_file: str) -> dict[str, int]:
@@ -260,28 +285,52 @@ def flood(base: str, clients: int, stop_file: str) -> dict[str, int]:
     return counts
 
 
-def run_flood(servers: Servers, mode: str, clients: int, samples: int, pool: futures.Executor) -> dict[str, float]:
-    idle = {transport: legal_moves_latency(servers, transport, samples) for transport in ("grpc", "rest")}
-    with tempfile.TemporaryDirectory() as tmp:
-        stop_file = os.path.join(tmp, "stop")
-        flooding = pool.submit(flood, servers.rest, clients, stop_file)
-        time.sleep(2)  # the searches run and the queues are full
-        try:
-            loaded = {transport: legal_moves_latency(servers, transport, samples) for transport in ("grpc", "rest")}
-        finally:
-            Path(stop_file).touch()
-        counts = flooding.result()
+TRANSPORTS = ("grpc", "rest")
+
+
+def run_flood(
+    servers: Servers, label: str, clients: int, samples: int, rounds: int, pool: futures.Executor
+) -> dict[str, float]:
+    """LegalMoves latency idle and under the flood, in ``rounds`` that each time both: the box's other load
+    (it is shared) then falls on the idle and the flooded samples alike. The p99 is over all rounds' samples;
+    each round's is printed too."""
+    idle: dict[str, list[float]] = {transport: [] for transport in TRANSPORTS}
+    loaded: dict[str, list[float]] = {transport: [] for transport in TRANSPORTS}
+    counts: dict[str, int] = {}
+    for round_number in range(1, rounds + 1):
+        idle_now = {transport: legal_moves_times(servers, transport, samples) for transport in TRANSPORTS}
+        with tempfile.TemporaryDirectory() as tmp:
+            stop_file = os.path.join(tmp, "stop")
+            flooding = pool.submit(flood, servers.rest, clients, stop_file)
+            time.sleep(2)  # the searches run and the queues are full
+            try:
+                loaded_now = {transport: legal_moves_times(servers, transport, samples) for transport in TRANSPORTS}
+            finally:
+                Path(stop_file).touch()
+            for status, count in flooding.result().items():
+                counts[status] = counts.get(status, 0) + count
+        print(
+            f"  {label} round {round_number}: p99 idle / flood, ms: "
+            + ", ".join(
+                f"{transport} {_percentiles(idle_now[transport])[1]:.2f} / {_percentiles(loaded_now[transport])[1]:.2f}"
+                for transport in TRANSPORTS
+            ),
+            flush=True,
+        )
+        for transport in TRANSPORTS:
+            idle[transport] += idle_now[transport]
+            loaded[transport] += loaded_now[transport]
     ratios = {}
-    for transport in ("grpc", "rest"):
-        (idle_p50, idle_p99), (p50, p99) = idle[transport], loaded[transport]
+    for transport in TRANSPORTS:
+        (idle_p50, idle_p99), (p50, p99) = _percentiles(idle[transport]), _percentiles(loaded[transport])
         ratios[transport] = p99 / idle_p99
         print(
-            f"  {mode:<7} {transport:<4} LegalMoves idle p50 {idle_p50:6.2f} p99 {idle_p99:6.2f} ms; under the flood "
+            f"  {label} {transport:<4} LegalMoves idle p50 {idle_p50:6.2f} p99 {idle_p99:6.2f} ms; under the flood "
             f"p50 {p50:6.2f} p99 {p99:6.2f} ms: p99 ratio {p99 / idle_p99:5.2f} (target <= {TARGET_FLOOD_RATIO:g}) "
             f"{verdict(p99 / idle_p99 <= TARGET_FLOOD_RATIO)}",
             flush=True,
         )
-    print(f"  {mode:<7} the flood's answers by HTTP status: {dict(sorted(counts.items()))}", flush=True)
+    print(f"  {label} the flood's answers by HTTP status: {dict(sorted(counts.items()))}", flush=True)
     return ratios
 
 
@@ -431,17 +480,28 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--rules-calls", type=int, default=100_000, help="rules calls of the soak")
     parser.add_argument("--sample-s", type=float, default=2.0, help="how often the soak reads each worker's RSS")
     parser.add_argument("--flood-clients", type=int, default=64)
-    parser.add_argument("--flood-samples", type=int, default=400, help="LegalMoves timed per transport and phase")
+    parser.add_argument(
+        "--flood-samples", type=int, default=1000, help="LegalMoves timed per transport, phase and round"
+    )
+    parser.add_argument("--flood-rounds", type=int, default=3, help="idle and flooded phases, taken in turn")
+    parser.add_argument(
+        "--gateway-pacing",
+        default="on",
+        help="flood with the gateway's pacing of best moves on (its default), off (--waiting-best-moves 0: "
+        "refusals at once, as before it) or both: off,on",
+    )
     parser.add_argument("--mutations", type=int, default=2000)
     parser.add_argument("--modes", default="process,thread", help="search modes the flood runs under")
-    parser.add_argument("--only", choices=("queue", "flood", "mutation", "soak"), help="run one part")
+    parser.add_argument(
+        "--part", "--only", dest="part", choices=("queue", "flood", "mutation", "soak"), help="run one part"
+    )
     args = parser.parse_args(argv)
     print(
         f"{os.cpu_count()} cores shared by the servers (2 gRPC workers, 2 gateway workers) and the load. "
         f"Load average: {' '.join(f'{v:.2f}' for v in os.getloadavg())}",
         flush=True,
     )
-    parts = [args.only] if args.only else ["queue", "flood", "mutation", "soak"]
+    parts = [args.part] if args.part else ["queue", "flood", "mutation", "soak"]
     import multiprocessing
 
     with (
@@ -451,14 +511,19 @@ def main(argv: list[str] | None = None) -> int:
         logs = Path(tmp)
         modes = args.modes.split(",")
         if "flood" in parts:
-            print(f"\n-- flood: {args.flood_clients} REST clients calling BestMove (300 ms searches) without pause")
+            print(
+                f"\n-- flood: {args.flood_clients} REST clients calling BestMove (300 ms searches) without pause, "
+                f"{args.flood_rounds} rounds of {args.flood_samples} LegalMoves per transport idle and flooded"
+            )
             for mode in modes:
-                with servers(mode, logs) as running:
-                    run_flood(running, mode, args.flood_clients, args.flood_samples, pool)
+                for pacing in args.gateway_pacing.split(","):
+                    label = f"{mode} pacing {pacing}"
+                    with servers(mode, logs, pacing != "off") as running:
+                        run_flood(running, label, args.flood_clients, args.flood_samples, args.flood_rounds, pool)
         with servers(modes[0], logs) as running:
             if "queue" in parts:
                 print("\n-- queue")
-                run_queue(running.grpc)
+                run_queue(running)
             if "mutation" in parts:
                 print("\n-- mutation")
                 run_mutation(running.grpc, args.mutations)

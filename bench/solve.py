@@ -2,17 +2,18 @@
 (``python -m bench.solve``).
 
 For each game and number of empty cells it plays seeded random games down to that many empties and proves
-each position with ``search(position, Limits(), solve=True, solve_lead=...)``, the lead the game's level uses
-(Reversi ``expert``, Petak Sawah ``hard``), and with a baseline:
+each position with the native search engine's solve mode (``engine.search(position, Limits(), solve=True,
+solve_lead=...)``, the lead the game's level uses: Reversi ``expert``, Kalah and Petak Sawah ``hard``; the
+Python search's when the engine is not built), and with a baseline:
 
-- Reversi: the same solve with the native endgame kernel turned off (``native.use_native(False)``), so the
-  pure-Python ``_endgame``; the row's solve uses the kernel (8x8, at most ``NATIVE_EMPTIES`` empties, in C).
-  The Python baseline runs only up to ``--python-max`` empties (default 14: 14 take ~5 s a position, each two
-  more empties about ten times that). Search nodes count a kernel node as 1/``NATIVE_NODE_WEIGHT``.
-- Kalah (6 pits, 4 seeds; "empties" = seeds left in the pits): ``hard``'s search to the end with its native
-  search kernel (``kalah_search.c``) below the root, against the same search in pure Python (up to
-  ``--python-max`` seeds). Search nodes count a kernel node as 1/``kalah_kernel.NATIVE_NODE_WEIGHT``.
-- Petak Sawah: plain iterative deepening one ply at a time, ``search(position, Limits())``.
+- Reversi: the same solve on the Python search (``native.use_native(False)``) with expert's pure-Python
+  ``_endgame``, only up to ``--python-max`` empties (default 14: 14 take ~5 s a position, each two more empties
+  about ten times that).
+- Kalah (6 pits, 4 seeds; "empties" = seeds left in the pits): the same solve on the Python search (up to
+  ``--python-max`` seeds).
+- Petak Sawah: plain iterative deepening one ply at a time on the Python search, ``search(position, Limits())``.
+
+Nodes are each search's own (a native node is the same node of the same search as a Python one).
 
 It prints nodes and CPU seconds (``time.process_time``, one core) of each, the solve/baseline ratios of the
 medians, how many solves took at most a second, and whether Reversi's target (issue 7: 14 empties solved
@@ -34,9 +35,9 @@ from service import native
 from service.core import Limits
 from service.engines import kalah, petak_sawah, reversi
 from service.levels import kalah as kalah_levels
-from service.levels import kalah_kernel, reversi_endgame
 from service.levels import petak_sawah as petak_sawah_levels
 from service.levels import reversi as reversi_levels
+from service.native import engine
 from service.search import NO_PLUGINS, search
 
 LEADS = {
@@ -44,10 +45,10 @@ LEADS = {
     "kalah": kalah_levels.SOLVE_LEAD,
     "petak-sawah": petak_sawah_levels.HARD_SOLVE_LEAD,
 }
-# The plug-ins each game's strongest level hands the search (the native kernels, Reversi's endgame solver).
-PLUGINS = {"reversi": reversi_levels.PLUGINS, "kalah": kalah_levels.PLUGINS, "petak-sawah": NO_PLUGINS}
+# The plug-ins each game's strongest level hands the Python search (Reversi's endgame solver).
+PLUGINS = {"reversi": reversi_levels.PLUGINS, "kalah": NO_PLUGINS, "petak-sawah": NO_PLUGINS}
 DEFAULT_EMPTIES = {"reversi": [12, 14, 16, 18, 20], "kalah": [12, 16, 20, 24], "petak-sawah": [12, 13, 14]}
-NATIVE_BASELINE = {"reversi", "kalah"}  # games whose baseline is the same solve with the kernels off
+NATIVE_BASELINE = {"reversi", "kalah"}  # games whose baseline is the same solve on the Python search
 PYTHON_MAX = {"reversi": 14, "kalah": 16}  # their pure-Python baselines run up to this many empties (time)
 REVERSI_TARGET = (14, 1.0)  # issue 7: empties, CPU seconds (each position)
 
@@ -87,11 +88,14 @@ MAKERS = {"reversi": reversi_position, "kalah": kalah_position, "petak-sawah": p
 
 
 def timed_search(position: Any, native_on: bool = True, **keywords: Any) -> tuple[float, int, float]:
-    """(proved value, nodes, CPU seconds) of one search to the end; ``native`` False turns the kernels off."""
+    """(proved value, nodes, CPU seconds) of one search to the end: the native engine's when it is there and
+    ``native_on``, else the Python search's (``plugins`` only there)."""
     previous = native.use_native(native_on)
     try:
         start = time.process_time()
-        result = search(position, Limits(), **keywords)
+        plugins = keywords.pop("plugins", NO_PLUGINS)
+        found = engine.search(position, Limits(), **keywords)
+        result = found if found is not None else search(position, Limits(), plugins=plugins, **keywords)
         spent = time.process_time() - start
     finally:
         native.use_native(previous)
@@ -120,12 +124,15 @@ def main() -> int:
     python_max = dict(PYTHON_MAX) if args.python_max is None else dict.fromkeys(NATIVE_BASELINE, args.python_max)
     built = {
         name: "built" if found is not None else "NOT BUILT (the solve is pure Python too)"
-        for name, found in (("reversi", reversi_endgame.native_solver()), ("kalah", kalah_kernel.native_search()))
+        for name, found in (
+            ("reversi", engine.available("reversi") or None),
+            ("kalah", engine.available("kalah") or None),
+        )
     }
     print(
-        f"reversi: solve = expert's solve mode (no node budget) with the native kernel ({built['reversi']}), "
+        f"reversi: solve = expert's solve mode (no node budget) on the native engine ({built['reversi']}), "
         "baseline = the same in pure Python; "
-        f"kalah: solve = hard's solve mode with the native kernel ({built['kalah']}), baseline = the same in "
+        f"kalah: solve = hard's solve mode on the native engine ({built['kalah']}), baseline = the same in "
         "pure Python; "
         "petak-sawah: solve = solve mode, baseline = plain iterative deepening. CPU seconds, one core."
     )

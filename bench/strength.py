@@ -18,8 +18,8 @@ Three parts, all seeded, none on the network:
    state and OpenSpiel's are kept in lock-step and checked to agree (the same player to move, the same end of
    the game, the same winner). Target: 90 % wins.
 3. **Proved play**: how long exact solves take: Reversi ``expert`` on endgames of 12, 14, 16 and 18 empties
-   with its native endgame kernel and, up to 14 empties, without it (pure Python, the baseline; target: 14
-   empties exact within 1 s, with the kernel), Kalah ``hard`` on endgames with few seeds left in the pits, Petak
+   on the native search engine and, up to 14 empties, without it (pure Python, the baseline; target: 14
+   empties exact within 1 s, natively), Kalah ``hard`` on endgames with few seeds left in the pits, Petak
    Sawah ``hard`` with 12 and 14 empty cells, and (``--solve-dots``, it may take minutes) Dots and Boxes
    ``hard`` on the empty 3×3 board, whose value is −3 for the first player.
 
@@ -384,7 +384,7 @@ def solve(
 
 
 def solve_reversi_python(position: Position, seed: int) -> Solve:
-    """Reversi's expert with its own limits and the native endgame kernel off: the pure-Python baseline."""
+    """Reversi's expert with its own limits and the native search engine off: the pure-Python baseline."""
     previous = native.use_native(False)
     try:
         solved = solve(GAMES["reversi"], position, "expert", None, seed)

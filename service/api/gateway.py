@@ -10,8 +10,10 @@ multi-process directory; ``service/run.py`` starts it for ``make run``); any WSG
 ``create_app()``. Configuration (the README's table, ``service/api/environment.py``): ``GAMERULES_GRPC_TARGET``
 (the gRPC address, default ``localhost:50051``), ``GAMERULES_GRPC_TARGET_CONNECTIONS`` (``Backends``),
 ``GAMERULES_GATEWAY_TIMEOUT_S`` (default deadline, 30),
-``GAMERULES_GATEWAY_MAX_BODY_BYTES``, ``GAMERULES_GRPC_TARGET_CA`` / ``_CERT`` / ``_KEY`` (TLS, mutual with a
-certificate, to the gRPC server) and the API keys of ``service/api/auth.py``.
+``GAMERULES_GATEWAY_MAX_BODY_BYTES``, ``GAMERULES_GATEWAY_WAITING_BEST_MOVES`` and ``_REFUSAL_HOLD_S`` (how best
+moves wait for a thread and refusals for their 429, ``service/api/gateway_pacing.py``),
+``GAMERULES_GRPC_TARGET_CA`` / ``_CERT`` / ``_KEY`` (TLS, mutual with a certificate, to the gRPC server) and the
+API keys of ``service/api/auth.py``.
 
 Every answer is counted and timed in ``http_requests_total`` / ``http_request_duration_seconds`` with the
 proto's path template as the ``route`` (bounded), logged as one JSON line, and ``/metrics`` exposes them.
@@ -50,7 +52,7 @@ from google.rpc import code_pb2, error_details_pb2, status_pb2
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from gamerules.v1 import gamerules_pb2 as pb
-from service.api import auth, environment, logs, metrics, protojson
+from service.api import auth, environment, gateway_pacing, logs, metrics, protojson
 from service.api.calls import WORKER_METADATA
 from service.api.cors import install_cors, origins_from_env
 from service.api.errors import HTTP_STATUS, overloaded
@@ -354,6 +356,14 @@ def create_app(backend: str | None = None, timeout_s: float | None = None) -> Fl
     channels = [_backend_channel(backend, index) for index in range(connections)]
     backends = Backends(channels)
     searches = _search_share(int(environment.env("GAMERULES_GATEWAY_THREADS") or 0))
+    # Under another WSGI server, whose threads the app does not know, best moves wait only when asked to.
+    pacing = gateway_pacing.Pacing(
+        int(
+            environment.env("GAMERULES_GATEWAY_WAITING_BEST_MOVES")
+            or (gateway_pacing.DEFAULT_SLOTS if searches is not None else 0)
+        ),
+        float(environment.env("GAMERULES_GATEWAY_REFUSAL_HOLD_S") or gateway_pacing.DEFAULT_HOLD_S),
+    )
     metrics.record_process_metrics()  # this worker's process_* series (multi-process mode only)
     routes = backends.routes[0]
 
@@ -422,16 +432,34 @@ def create_app(backend: str | None = None, timeout_s: float | None = None) -> Fl
         metadata = [(key.lower(), value) for key, value in request.headers.items() if key.lower() in _FORWARDED]
         if route.method.server_streaming:
             return stream_response(route.call(message, timeout=timeout, metadata=metadata), _rpc_error_response)
-        searching = searches is not None and route.method.name == "BestMove"
-        if searching and not searches.acquire(blocking=False):  # type: ignore[union-attr]
-            return status_response(overloaded(_GATEWAY_BUSY).to_status(), {"Retry-After": "1"})
+        if route.method.name == "BestMove":
+            response = _search(route, message, timeout, metadata)
+            if response.status_code == 429:  # held a while first, so that a client ignoring Retry-After cannot spin
+                pacing.hold(g.started + timeout, metrics.observe_held_refusal)
+            return response
         try:
             answer, call = backends.call(route, message, timeout, metadata)
         except grpc.RpcError as error:
             return _with_worker(_rpc_error_response(error), error)  # type: ignore[arg-type]
+        return _answer(route, answer, call)
+
+    def _search(route: Route, message: Message, timeout: float, metadata: list[tuple[str, str]]) -> Response:
+        """A BestMove: sent on once it has a place in the worker's share of threads for searches (waiting for
+        one until its deadline is near), else 429."""
+        if searches is not None and not pacing.wait_for(searches, g.started + timeout):
+            return status_response(overloaded(_GATEWAY_BUSY).to_status(), {"Retry-After": "1"})
+        # The call's deadline has not moved while it waited: the server gets the time that is left.
+        left = g.started + timeout - time.perf_counter()
+        try:
+            answer, call = backends.call(route, message, left, metadata)
+        except grpc.RpcError as error:
+            return _with_worker(_rpc_error_response(error), error)  # type: ignore[arg-type]
         finally:
-            if searching:
-                searches.release()  # type: ignore[union-attr]
+            if searches is not None:
+                searches.release()
+        return _answer(route, answer, call)
+
+    def _answer(route: Route, answer: Message, call: grpc.Call) -> Response:
         if route.method.output_type.full_name == HTTP_BODY:
             return _with_worker(body_response(answer), call)
         body = json.dumps(protojson.to_dict(answer), separators=(",", ":"))

@@ -27,7 +27,7 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from service.api import environment, logs, multiproc
+from service.api import environment, gateway_pacing, logs, multiproc
 
 # Each request holds a thread while it waits on its gRPC call, with the GIL released; granian's own advice
 # (it warns above this) is at most two per core and one more. Best moves, which wait longest (in the server's
@@ -73,6 +73,19 @@ def parser() -> argparse.ArgumentParser:
         type=int,
         default=int(_env("GAMERULES_GATEWAY_THREADS", str(DEFAULT_THREADS))),
         help="requests one worker handles at once (each waits on its gRPC call); more wait in line",
+    )
+    add(
+        "--waiting-best-moves",
+        type=int,
+        default=int(_env("GAMERULES_GATEWAY_WAITING_BEST_MOVES", str(gateway_pacing.DEFAULT_SLOTS))),
+        help="best moves a worker keeps waiting at once (for a thread, or for their 429), each on a thread "
+        "beyond --threads; 0: none wait",
+    )
+    add(
+        "--refusal-hold-s",
+        type=float,
+        default=float(_env("GAMERULES_GATEWAY_REFUSAL_HOLD_S", str(gateway_pacing.DEFAULT_HOLD_S))),
+        help="how long a refused best move waits for its 429 (less near its deadline); 0: at once",
     )
     add("--grace-s", type=float, default=float(_env("GAMERULES_GRACE_S", "15")), help="on SIGTERM, for requests")
     add("--tls-cert", default=_env("GAMERULES_GATEWAY_TLS_CERT", ""), help="PEM certificate: serve HTTPS")
@@ -233,6 +246,9 @@ def main(argv: list[str] | None = None) -> int:
     host, port = args.bind
     os.environ["GAMERULES_GRPC_TARGET"] = args.grpc_target  # read by create_app in each worker
     os.environ["GAMERULES_GATEWAY_THREADS"] = str(max(1, args.threads))  # so is this: best moves get a share
+    waiting = max(0, args.waiting_best_moves)
+    os.environ["GAMERULES_GATEWAY_WAITING_BEST_MOVES"] = str(waiting)  # and these: how best moves are paced
+    os.environ["GAMERULES_GATEWAY_REFUSAL_HOLD_S"] = str(max(0.0, args.refusal_hold_s))
     metrics_dir, owned = multiproc.prepare("gamerules-gateway-metrics-")
     if _env("GAMERULES_LOG_FORMAT", "json").lower() == "json":
         logs.capture_stderr()
@@ -253,7 +269,8 @@ def main(argv: list[str] | None = None) -> int:
         # The Python threads per worker; connections beyond them are still accepted and their requests wait
         # for a thread. (A backpressure as low as the threads would leave whole keep-alive connections
         # unaccepted: the load benchmark then saw p99 of 3 s at 32 and 128 clients, SYN retries.)
-        blocking_threads=threads,
+        # Waiting best moves (``gateway_pacing``) sleep on threads of their own, on top of the request threads.
+        blocking_threads=threads + waiting,
         websockets=False,
         respawn_failed_workers=True,
         workers_kill_timeout=max(1, round(args.grace_s)),

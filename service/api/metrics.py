@@ -94,6 +94,10 @@ BEST_MOVES = Counter(
     "Best-move searches, by whether the value was proved exact.",
     ["game", "level", "exact"],
 )
+HELD_REFUSALS = Counter(
+    "gamerules_gateway_held_refusals_total",
+    "Refused best moves the gateway held a while before answering 429.",
+)
 
 
 # Each process's own CPU, memory and file descriptors. A single process exposes them through
@@ -236,3 +240,8 @@ def observe_http(method: str, route: str, status: int, seconds: float) -> None:
     method = method if method in _HTTP_METHODS else "other"
     HTTP_REQUESTS.labels(method, route, str(status)).inc()
     HTTP_DURATION.labels(method, route).observe(seconds)
+
+
+def observe_held_refusal() -> None:
+    """A refused best move whose 429 the gateway holds (counted as the hold starts)."""
+    HELD_REFUSALS.inc()

@@ -470,8 +470,9 @@ _ERRORS: dict[str, tuple[str, str]] = {
     "404": ("NotFound", "NOT_FOUND: no game with that id (`UNKNOWN_GAME`), or no such path."),
     "429": (
         "TooManyRequests",
-        "RESOURCE_EXHAUSTED: every best-move search slot and queue place is taken (`OVERLOADED`). Retry after "
-        "the seconds in the `Retry-After` header.",
+        "RESOURCE_EXHAUSTED (`OVERLOADED`): the best-move queue is full, or no search slot freed in time for "
+        "the call's deadline; the gateway sends it after a short hold of up to `Retry-After`. Retry after the "
+        "seconds in the `Retry-After` header.",
     ),
     "500": ("InternalError", "INTERNAL: a failure of the service itself; it has been logged."),
     "503": ("Unavailable", "UNAVAILABLE: the gateway cannot reach the gRPC server. Nothing ran: retrying is safe."),

@@ -1,4 +1,6 @@
-"""Dots and Boxes' exact solver: what ``hard`` (``dots_and_boxes.py`` beside this) plays once few lines remain.
+"""Dots and Boxes' exact solver: what ``hard`` (``dots_and_boxes.py`` beside this) plays once few lines remain on
+the Python path, when the native engine is not built or turned off (natively ``hard`` proves with the core's solve
+mode, whose Dots and Boxes kernel keys its table by the lines alone in the same way: ``service/native``).
 
 The value of the rest of the game (the margin on the boxes not yet complete, for the side to move) depends on the
 drawn lines only, and not on their orientation: the solver is alpha-beta (MTD(f) at the root) over the engine's

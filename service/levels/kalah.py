@@ -1,9 +1,10 @@
 """Kalah's levels: ``easy`` takes a free move when it sees one, else a random pit; ``medium`` is alpha-beta to 4
 plies counting only the stores; ``hard`` (the default) is iterative-deepening alpha-beta with the engine's
 ``evaluate`` (stores, seeds on each side, free moves, capture threats) under a node budget, or until the
-caller's time limit when one is given, and the search's solve mode once few seeds are left in the pits. Below
-the root ``hard`` searches in the native kernel when it is built (``kalah_kernel.py``): the same search and
-values, about sixty times the positions a second, so some 6-9 plies deeper in the same time."""
+caller's time limit when one is given, and the search's solve mode once few seeds are left in the pits. ``hard``
+searches on the native search engine when it is there (``native_search.py``: the same search and values in C,
+some forty times the positions a second), else on the Python search. Both searching levels pick by their seed
+among the moves within their margin of the best (``variety.py``)."""
 
 from __future__ import annotations
 
@@ -11,11 +12,14 @@ from typing import Any
 
 from service.core.values import Level, Limits, SearchResult, StopSignal
 from service.engines.kalah import KalahPosition
+from service.levels import variety
 from service.levels.driver import GameLevels
-from service.levels.kalah_kernel import subtree_value
-from service.search import Plugins, greedy, search
+from service.levels.native_search import callers_resources, native_search
+from service.search import greedy, search
 
-PLUGINS = Plugins(subtree=subtree_value)  # what hard hands the search
+# Seeded variety: the searching levels pick by their seed among the moves within this many seeds of the best
+# (a proved answer only among equals).
+MARGIN = 1.5
 
 
 def _easy(position: KalahPosition, limits: Limits, rng: Any, top_n: int, stop: StopSignal) -> SearchResult:
@@ -27,8 +31,13 @@ def _easy(position: KalahPosition, limits: Limits, rng: Any, top_n: int, stop: S
 
 
 def _medium(position: KalahPosition, limits: Limits, rng: Any, top_n: int, stop: StopSignal) -> SearchResult:
-    """Alpha-beta to the level's depth (4 plies) counting only the stores: blind to threats past it."""
-    return search(position, limits, stop=stop, top_n=top_n, rng=rng, evaluate=KalahPosition.store_difference)
+    """Alpha-beta to the level's depth (4 plies) counting only the stores: blind to threats past it. It stays
+    on the Python search (the native kernel's evaluation is hard's; a 4-ply search costs little)."""
+    width = variety.width(top_n)
+    drawn = variety.draw(rng)
+    variety.report_picks(stop, drawn, MARGIN, top_n)
+    result = search(position, limits, stop=stop, top_n=width, rng=rng, evaluate=KalahPosition.store_difference)
+    return variety.pick(result, drawn, MARGIN, top_n)
 
 
 # The hard level's node budget when the caller gives no time limit: answers are then the same on every
@@ -40,6 +49,7 @@ HARD_NODES = 100_000
 SOLVE_SEEDS = 14
 # Iterations before the solve leaps to the end of the game: the answer if the proof does not fit the budget.
 SOLVE_LEAD = 8
+HARD_LIMITS = Limits(max_nodes=HARD_NODES)
 
 
 def _hard(position: KalahPosition, limits: Limits, rng: Any, top_n: int, stop: StopSignal) -> SearchResult:
@@ -47,14 +57,17 @@ def _hard(position: KalahPosition, limits: Limits, rng: Any, top_n: int, stop: S
     time is given (no depth cap, so the answer does not depend on the clock), until the time is up when it
     is; from ``SOLVE_SEEDS`` seeds in the pits the solve mode, straight to the end of the game after
     ``SOLVE_LEAD`` iterations. It ends early, exact, once every line reaches the end. Extra turns need no
-    care here: the search keeps the sign of a child whose seat to move has not changed."""
-    if limits.max_time_ms is not None and limits.max_nodes == HARD_NODES:
-        limits = Limits(max_time_ms=limits.max_time_ms, max_depth=limits.max_depth)
-    if limits.max_depth is None and position.seeds_in_play() <= SOLVE_SEEDS:
-        return search(
-            position, limits, stop=stop, top_n=top_n, rng=rng, solve=True, solve_lead=SOLVE_LEAD, plugins=PLUGINS
-        )
-    return search(position, limits, stop=stop, top_n=top_n, rng=rng, plugins=PLUGINS)
+    care here: the search keeps the sign of a child whose seat to move has not changed. The native search
+    engine when it is there, else the Python search; then the seeded pick."""
+    limits = callers_resources(limits, HARD_LIMITS)
+    solve = limits.max_depth is None and position.seeds_in_play() <= SOLVE_SEEDS
+    width = top_n if solve else variety.width(top_n)
+    drawn = variety.draw(rng)
+    variety.report_picks(stop, drawn, MARGIN, top_n)
+    result = native_search(position, limits, stop, width, solve=solve, solve_lead=SOLVE_LEAD)
+    if result is None:
+        result = search(position, limits, stop=stop, top_n=width, rng=rng, solve=solve, solve_lead=SOLVE_LEAD)
+    return variety.pick(result, drawn, MARGIN, top_n)
 
 
 LEVELS = GameLevels(
@@ -63,16 +76,18 @@ LEVELS = GameLevels(
         Level("easy", "Takes a free move when it sees one, otherwise plays a random pit."),
         Level(
             "medium",
-            "Looks four moves ahead (extra turns count as moves) and counts only the seeds in the stores.",
+            "Looks four moves ahead (extra turns count as moves) and counts only the seeds in the stores; picks by "
+            f"its seed among moves within {MARGIN:g} seeds of the best.",
             Limits(max_depth=4),
         ),
         Level(
             "hard",
-            f"Searches deep ({HARD_NODES:,} positions, or until the time limit when one is given; in compiled "
-            "code when the service has it, some 18 plies in half a second), chaining extra turns and weighing the "
+            f"Searches deep ({HARD_NODES:,} positions, or until the time limit when one is given; on the native "
+            "engine when the service has it), chaining extra turns and weighing the "
             f"stores, the seeds on each side, free moves and capture threats; from {SOLVE_SEEDS} seeds left in the "
-            "pits it computes the game to the end exactly whenever that fits its budget.",
-            Limits(max_nodes=HARD_NODES),
+            "pits it computes the game to the end exactly whenever that fits its budget. Picks by its seed among "
+            f"moves within {MARGIN:g} seeds of the best.",
+            HARD_LIMITS,
         ),
     ),
     "hard",

@@ -11,7 +11,9 @@ from typing import Any
 
 from service.core.values import Level, Limits, SearchResult, StopSignal
 from service.engines.petak_sawah import PetakSawahPosition
+from service.levels import variety
 from service.levels.driver import GameLevels
+from service.levels.native_search import callers_resources, native_search
 from service.search import greedy, search
 
 # Medium weighs each move by hard's evaluation one move deep. Deeper medium searches played almost as well as
@@ -26,6 +28,10 @@ MEDIUM_DEPTH = 1
 HARD_NODES = 250_000
 HARD_SOLVE_EMPTIES = 14
 HARD_SOLVE_LEAD = 4
+HARD_LIMITS = Limits(max_nodes=HARD_NODES)
+# Seeded variety: medium and hard pick by their seed among the moves within this many points of the best (a
+# proved answer only among equals).
+MARGIN = 1.0
 
 
 def margin_now(position: PetakSawahPosition, seat: int) -> float:
@@ -46,12 +52,25 @@ def _easy(position: Any, limits: Limits, rng: Random, top_n: int, stop: StopSign
 
 
 def _medium(position: Any, limits: Limits, rng: Random, top_n: int, stop: StopSignal) -> SearchResult:
-    return search(position, limits, stop=stop, top_n=top_n, rng=rng)
+    drawn = variety.draw(rng)
+    variety.report_picks(stop, drawn, MARGIN, top_n)
+    result = search(position, limits, stop=stop, top_n=variety.width(top_n), rng=rng)
+    return variety.pick(result, drawn, MARGIN, top_n)
 
 
 def _hard(position: Any, limits: Limits, rng: Random, top_n: int, stop: StopSignal) -> SearchResult:
-    solve = position.empty.bit_count() <= HARD_SOLVE_EMPTIES
-    return search(position, limits, stop=stop, top_n=top_n, rng=rng, solve=solve, solve_lead=HARD_SOLVE_LEAD)
+    """The search under the level's node budget, or the caller's time when given (the native search engine
+    when it takes the board, else the Python search); the solve mode from ``HARD_SOLVE_EMPTIES`` empty cells;
+    then the seeded pick."""
+    limits = callers_resources(limits, HARD_LIMITS)
+    solve = limits.max_depth is None and position.empty.bit_count() <= HARD_SOLVE_EMPTIES
+    width = top_n if solve else variety.width(top_n)
+    drawn = variety.draw(rng)
+    variety.report_picks(stop, drawn, MARGIN, top_n)
+    result = native_search(position, limits, stop, width, solve=solve, solve_lead=HARD_SOLVE_LEAD)
+    if result is None:
+        result = search(position, limits, stop=stop, top_n=width, rng=rng, solve=solve, solve_lead=HARD_SOLVE_LEAD)
+    return variety.pick(result, drawn, MARGIN, top_n)
 
 
 LEVELS = GameLevels(
@@ -60,15 +79,16 @@ LEVELS = GameLevels(
         Level("easy", "Takes the cell that scores the most points right now, at random among equals."),
         Level(
             "medium",
-            "Looks one move ahead, weighing the points now and the points still to be won around each empty cell.",
+            "Looks one move ahead, weighing the points now and the points still to be won around each empty cell; "
+            f"picks by its seed among moves within {MARGIN:g} point of the best.",
             Limits(max_depth=MEDIUM_DEPTH),
         ),
         Level(
             "hard",
             "Searches deep, estimating the points still to be won around every empty cell, and plays "
             "perfectly (the exact final margin, tie-breaks included) once few enough cells are left to search "
-            "to the end.",
-            Limits(max_nodes=HARD_NODES),
+            f"to the end. Picks by its seed among moves within {MARGIN:g} point of the best.",
+            HARD_LIMITS,
         ),
     ),
     "hard",

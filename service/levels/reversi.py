@@ -1,6 +1,7 @@
-"""Reversi's levels: ``beginner`` and ``corner_hunter`` choose by one-ply rules, ``expert`` searches with the
-learned evaluation (``reversi_learned.py``: the engine's estimate corrected by pattern weights) and proves
-endgames with the endgame solver (``reversi_endgame.py``)."""
+"""Reversi's levels: ``beginner`` and ``corner_hunter`` choose by one-ply rules, ``expert`` searches on the
+native search engine where it takes the position (``native_search.py``), else on the Python search with the
+learned evaluation (``reversi_learned.py``: the engine's estimate corrected by pattern weights) and the
+endgame solver (``reversi_endgame.py``)."""
 
 from __future__ import annotations
 
@@ -9,10 +10,11 @@ from typing import Any
 
 from service.core.values import Level, Limits, ScoredMove, SearchResult, StopSignal
 from service.engines.reversi import PASS, ReversiPosition
-from service.levels import reversi_learned
+from service.levels import reversi_learned, variety
 from service.levels.driver import GameLevels
+from service.levels.native_search import callers_resources, native_search
 from service.levels.reversi_endgame import endgame_value as _endgame_value
-from service.levels.reversi_endgame import native_solver
+from service.native import engine
 from service.search import Plugins, greedy, never, search
 
 PLUGINS = Plugins(endgame=_endgame_value)  # what expert hands the search in solve mode
@@ -65,27 +67,31 @@ def _corner_hunter(position: ReversiPosition, limits: Limits, rng: Any, top_n: i
 
 
 EXACT_EMPTIES = 12  # expert solves the game from this many empty squares (the search's solve mode)
-# And from this many on 8x8 with the native kernel. Measured (expert's own limits, 10 random positions each,
-# CPU s): 17 empties take a median of 0.08 s, at most 0.23 s (35k weighted nodes); 18 a median of 0.3 s but one
-# in ten ~1.7 s and 220k nodes, past ``EXPERT_NODES``. With the kernel the solve's first iteration is already
-# the whole proof (the hook answers every child of the root), so a solve past the budget has no shallower
-# iteration to fall back on: keep the hard cases inside the budget.
-EXACT_EMPTIES_NATIVE = 17
-MIDGAME_DEPTH = 6  # expert's depth before that, when the caller gives none
+# And from this many on 8x8 with the native search engine: its solve mode (the core's proof with the kernel's
+# exact endgame) fits these in the budget. Measured (8 random positions each, native nodes, solve lead 6): 13
+# empties a median of 71k and at most 121k; 14 a median of 98k but up to 400k, past ``EXPERT_NODES`` (the
+# depth-6 lead would answer then, weaker than iterative deepening within the budget).
+EXACT_EMPTIES_NATIVE = 13
+MIDGAME_DEPTH = 6  # expert's depth before that on the Python search, when the caller gives no resources
 SOLVE_LEAD = MIDGAME_DEPTH  # iterations before the solve leaps to the end: the answer if the budget runs out
-# The expert's node budget (core nodes and ``_endgame`` nodes alike; a native kernel node counts as
-# 1/``NATIVE_NODE_WEIGHT``, so the budget is about the same CPU time on both paths). Measured on 8x8 with
-# ``python -m bench.solve`` without the kernel (a node costs about 7 us there): solving takes a median of
-# about 20k nodes (0.15 s) at 11 empties, 45k (0.3 s) at 12 and 150k (1 s) at 13, with a tail of hard
-# positions at 12 up to 300k; a depth-6 midgame search takes under 16k. With the kernel, see
-# ``EXACT_EMPTIES_NATIVE``. A budget keeps the answer the same on every machine.
+# The expert's node budget, in search nodes of either path (``native_search.NATIVE_NODE_WEIGHT``: a native
+# node counts as one). Measured on 8x8 with ``python -m bench.solve`` without the native engine (a node costs
+# about 7 us there): solving takes a median of about 20k nodes (0.15 s) at 11 empties, 45k (0.3 s) at 12 and
+# 150k (1 s) at 13; a depth-6 midgame search takes under 16k. Natively the budget buys iterative deepening
+# with no depth cap (depth 9 or so in the middle game) at a fortieth of the CPU. A budget keeps the answer
+# the same on every machine.
 EXPERT_NODES = 150_000
+# The expert's own limits: the node budget, and a time no longer than the server's cap on a search.
+EXPERT_LIMITS = Limits(max_time_ms=10_000, max_nodes=EXPERT_NODES)
+# Seeded variety: expert picks by its seed among the moves within this many discs of the best (the search's
+# estimate of the final margin; a proved answer picks only among equals).
+EXPERT_MARGIN = 1.0
 
 
 def exact_empties(position: ReversiPosition) -> int:
     """From how many empty squares expert solves ``position`` exactly: ``EXACT_EMPTIES_NATIVE`` on 8x8 with
-    the native kernel, ``EXACT_EMPTIES`` otherwise (measured: see the constants)."""
-    return EXACT_EMPTIES_NATIVE if position.size == 8 and native_solver() is not None else EXACT_EMPTIES
+    the native search engine, ``EXACT_EMPTIES`` otherwise (measured: see the constants)."""
+    return EXACT_EMPTIES_NATIVE if position.size == 8 and engine.available("reversi") else EXACT_EMPTIES
 
 
 # The learned evaluation (``reversi_learned.py``: the hand-written estimate corrected by pattern weights),
@@ -97,8 +103,14 @@ LEARNED = reversi_learned.shipped()
 
 
 def _expert(position: ReversiPosition, limits: Limits, rng: Any, top_n: int, stop: StopSignal) -> SearchResult:
-    """``expert_search`` with the learned evaluation (8x8; other sizes keep the hand-written one)."""
-    return expert_search(position, limits, stop, top_n, LEARNED)
+    """``expert_search`` with the learned evaluation on the Python search (8x8; other sizes keep the
+    hand-written one), the native search engine's hand-written one where it takes the position; then the
+    seeded pick among the moves within ``EXPERT_MARGIN`` of the best."""
+    solving = limits.max_depth is None and position.empties() <= exact_empties(position)
+    drawn = variety.draw(rng)
+    variety.report_picks(stop, drawn, EXPERT_MARGIN, top_n)
+    result = expert_search(position, limits, stop, top_n if solving else variety.width(top_n), LEARNED)
+    return variety.pick(result, drawn, EXPERT_MARGIN, top_n)
 
 
 def expert_search(
@@ -108,24 +120,34 @@ def expert_search(
     top_n: int = 1,
     evaluate: Callable[[Any, int], float] | None = None,
 ) -> SearchResult:
-    """Alpha-beta (``service.search.search``) with ``evaluate`` (None: ``position.evaluate``); from
-    ``EXACT_EMPTIES`` empty squares the search's solve mode (straight to the end of the game after
-    ``SOLVE_LEAD`` shallow iterations, the last ``ENDGAME_EMPTIES`` squares in the endgame solver or, on 8x8
-    with the native kernel, everything from ``EXACT_EMPTIES_NATIVE`` in the kernel), so the answer is proved
-    exact whenever the solve fits the node budget. A caller's ``max_depth`` replaces this choice: plain
-    iterative deepening to that depth."""
-    if limits.max_depth is None:
-        if position.empties() <= exact_empties(position):
-            return search(
-                position,
-                limits,
-                stop=stop,
-                top_n=top_n,
-                evaluate=evaluate,
-                solve=True,
-                solve_lead=SOLVE_LEAD,
-                plugins=PLUGINS,
-            )
+    """The expert's search under ``limits`` (its own merged with the caller's). From ``exact_empties`` empty
+    squares the solve mode (straight to the end of the game after ``SOLVE_LEAD`` shallow iterations), proved
+    exact whenever the solve fits the budget; before that iterative deepening. A caller's ``max_depth``
+    replaces this choice: plain iterative deepening to that depth. A caller's time without a node budget is
+    used until it is spent or the game is proved (``native_search.callers_resources``).
+
+    The native search engine (boards up to 8x8) searches with no depth cap and proves with the kernel's
+    exact endgame; the Python search (``evaluate``, None: ``position.evaluate``) stops at ``MIDGAME_DEPTH``
+    when the caller gave no resources of its own, and proves its last ``ENDGAME_EMPTIES`` squares in the
+    endgame solver (``reversi_endgame.py``)."""
+    callers_time = limits.max_time_ms is not None and limits.max_time_ms != EXPERT_LIMITS.max_time_ms
+    limits = callers_resources(limits, EXPERT_LIMITS)
+    solving = limits.max_depth is None and position.empties() <= exact_empties(position)
+    found = native_search(position, limits, stop, top_n, solve=solving, solve_lead=SOLVE_LEAD)
+    if found is not None:
+        return found
+    if solving:
+        return search(
+            position,
+            limits,
+            stop=stop,
+            top_n=top_n,
+            evaluate=evaluate,
+            solve=True,
+            solve_lead=SOLVE_LEAD,
+            plugins=PLUGINS,
+        )
+    if limits.max_depth is None and not callers_time and limits.max_nodes == EXPERT_NODES:
         limits = Limits(max_time_ms=limits.max_time_ms, max_depth=MIDGAME_DEPTH, max_nodes=limits.max_nodes)
     return search(position, limits, stop=stop, top_n=top_n, evaluate=evaluate)
 
@@ -144,12 +166,14 @@ LEVELS = GameLevels(
         ),
         Level(
             "expert",
-            f"Searches {MIDGAME_DEPTH} moves ahead weighing mobility, frontier, corners and the squares next to them "
-            "(on 8x8 with learned weights for edge, corner, row and diagonal patterns), "
-            f"and from {EXACT_EMPTIES_NATIVE} empty squares on (8x8 with its native endgame solver; otherwise from "
-            f"{EXACT_EMPTIES}) computes the game to the end exactly whenever that fits its {EXPERT_NODES:,}-node "
-            "budget.",
-            Limits(max_time_ms=20_000, max_nodes=EXPERT_NODES),
+            "Searches as deep as its budget allows (the caller's time when one is given, else "
+            f"{EXPERT_NODES:,} positions; without the native engine {MIDGAME_DEPTH} moves ahead unless given time), "
+            "weighing mobility, frontier, corners and the squares next to them (on 8x8 without the native engine "
+            f"with learned weights for edge, corner, row and diagonal patterns), and from {EXACT_EMPTIES_NATIVE} "
+            f"empty squares on (8x8 with the native engine; otherwise from {EXACT_EMPTIES}) computes the game to the "
+            "end exactly whenever that fits the budget. Picks by its seed among moves within "
+            f"{EXPERT_MARGIN:g} disc of the best.",
+            EXPERT_LIMITS,
         ),
     ),
     "expert",

@@ -2,20 +2,19 @@
 core's ``endgame`` plug-in (``service/search/plugins.py``) in the expert's solve mode.
 
 It works on bitboards alone (no position objects), which is what makes the last plies of a proof cheap: in
-Python from ``ENDGAME_EMPTIES`` empty squares, the last ``LAST_EMPTIES`` without move generation; on 8x8 in
-its native twin ``reversi_endgame.c`` from ``NATIVE_EMPTIES``. Both give the same values (tested).
+Python from ``ENDGAME_EMPTIES`` empty squares, the last ``LAST_EMPTIES`` without move generation; on 8x8 from
+``NATIVE_EMPTIES`` in the native search engine's solve mode. Both give the same values (tested).
 """
 
 from __future__ import annotations
 
-import ctypes
 import math
-from collections.abc import Callable
-from typing import Any
+import time
 
-from service import native
+from service.core.values import Limits
 from service.engines.reversi import ReversiPosition
 from service.engines.reversi.bitboards import Geometry, flip_mask, placement_mask
+from service.native import engine
 
 ENDGAME_EMPTIES = 8  # from this many empty squares a solve goes on in ``_endgame``, on bitboards alone
 LAST_EMPTIES = 5  # and from this many in ``_last``: every empty square tried, no move generation
@@ -25,9 +24,10 @@ def endgame_value(
     position: ReversiPosition, alpha: float, beta: float, stop_at: float | None = None
 ) -> tuple[float, int] | None:
     """The plug-in: the exact final disc margin for the seat to move (fail-soft within ``alpha``..``beta``)
-    and the nodes it took, from the native kernel on 8x8 with at most ``NATIVE_EMPTIES`` empty squares (its
-    nodes weighted by ``NATIVE_NODE_WEIGHT``; None if it reaches ``stop_at`` on ``time.monotonic()`` first,
-    for the search to stop in time), else ``_endgame`` with at most ``ENDGAME_EMPTIES``; None with more."""
+    and the nodes it took, from the native search engine on 8x8 with at most ``NATIVE_EMPTIES`` empty squares
+    (exact; its nodes weighted by ``NATIVE_NODE_WEIGHT``; None if it reaches ``stop_at`` on
+    ``time.monotonic()`` first, for the search to stop in time), else ``_endgame`` with at most
+    ``ENDGAME_EMPTIES``; None with more."""
     if position.to_move == 0:
         return None
     me, opp = position.sides()
@@ -35,14 +35,8 @@ def endgame_value(
     empties = geo.n - (me | opp).bit_count()
     lo = max(-geo.n - 1, math.floor(alpha)) if alpha > -math.inf else -geo.n - 1
     hi = min(geo.n + 1, math.ceil(beta)) if beta < math.inf else geo.n + 1
-    if empties <= NATIVE_EMPTIES and geo.size == 8:
-        solve = native_solver()
-        if solve is not None:
-            nodes = ctypes.c_uint64()
-            value = solve(me, opp, lo, hi, stop_at or 0.0, ctypes.byref(nodes))
-            if value == NATIVE_GAVE_UP:
-                return None
-            return float(value), -(-nodes.value // NATIVE_NODE_WEIGHT)
+    if empties <= NATIVE_EMPTIES and geo.size == 8 and engine.available("reversi"):
+        return _native_value(position, stop_at)
     if empties > ENDGAME_EMPTIES:
         return None
     counter = [0]
@@ -117,32 +111,23 @@ def _last(me: int, opp: int, empty: int, alpha: int, beta: int, passed: bool, ge
 
 
 # --------------------------------------------------------------------------------------------------
-# The native twin: ``service/native/reversi_endgame.c`` (the same solver as ``_endgame`` in C, 8x8 only).
+# On 8x8 the native search engine's solve mode (``service/native/search``: the core's proof over Reversi's
+# kernel and its exact endgame) gives the same values (tested), far faster.
 
-# With at most this many empty squares an 8x8 solve-mode node goes to the kernel in one call. A call cannot
-# be interrupted: the search sees its time limit and ``stop`` only between calls. Expert asks only about the
-# children of a root with at most ``EXACT_EMPTIES_NATIVE`` empties, so this bounds only other solve-mode
-# callers (``bench.solve``). Measured (``bench.solve``, CPU s): a 20-empty solve takes a median of 3.7 s and
-# up to 10 s; each two more empties cost about ten times as much.
+# With at most this many empty squares an 8x8 solve goes to the native engine in one call (``bench.solve``,
+# ``service/learn``; the expert itself searches natively whenever the engine is there). Measured
+# (``python -m bench.native``): FFO #40-#44 (20-23 empties) take 2-12 s each.
 NATIVE_EMPTIES = 20
-# Kernel nodes per search node. The search's node count (and so every node budget: ``EXPERT_NODES``, a
-# caller's ``max_nodes``) is in Python search nodes, each ~100 times the CPU of a kernel node (measured:
-# ~7 us against ~0.07 us). Counting a kernel node as 1/100 keeps a budget about the same CPU time on both
-# paths and, kernel nodes being deterministic, the answer the same on every machine. Counting it as 1 would
-# spend the expert's budget on one 15-empty solve of a tenth of a second; not counting it would let a budget
-# guard nothing. The budget is checked between kernel calls only: a call in progress always finishes.
+# Native nodes per search node. The search's node count (and so every node budget) is in Python search
+# nodes, each ~40-100 times the CPU of a native node; counting a native node as 1/100 keeps a budget about
+# the same CPU time when this plug-in proves a subtree natively inside a Python search.
 NATIVE_NODE_WEIGHT = 100
-NATIVE_LIBRARY = native.library_path("reversi_endgame")
-
-NativeSolver = Callable[[int, int, int, int, float, Any], int]
-NATIVE_GAVE_UP = 1000  # the kernel's answer when its clock passed ``stop_at`` (GAVE_UP in the C file)
 
 
-def native_solver() -> NativeSolver | None:
-    """The kernel's ``gr_reversi_solve(me, opp, alpha, beta, stop_at, byref(c_uint64 nodes))``: the exact
-    final disc margin of an 8x8 position for the owner of ``me`` (to move), fail-soft within (alpha, beta), or
-    ``NATIVE_GAVE_UP`` once ``time.monotonic()`` reaches ``stop_at`` (0: never); None when it is not built
-    or turned off (``GAMERULES_NO_NATIVE=1``, ``use_native(False)``)."""
-    u64 = ctypes.c_uint64
-    argtypes = (u64, u64, ctypes.c_int, ctypes.c_int, ctypes.c_double, ctypes.POINTER(u64))
-    return native.kernel("reversi_endgame", "gr_reversi_solve", argtypes, ctypes.c_int)  # type: ignore[no-any-return]
+def _native_value(position: ReversiPosition, stop_at: float | None) -> tuple[float, int] | None:
+    """The exact final margin from the native engine's solve mode, or None (not there, or ``stop_at`` came)."""
+    left_ms = None if stop_at is None else max(1, int((stop_at - time.monotonic()) * 1000))
+    found = engine.search(position, Limits(max_time_ms=left_ms), solve=True, node_weight=NATIVE_NODE_WEIGHT)
+    if found is None or not found.exact:
+        return None
+    return found.value, found.nodes

@@ -24,10 +24,12 @@ from typing import Any
 
 from service import native as kernels
 from service.core import GameOverError, Limits, ScoredMove, SearchResult, StopSignal
-from service.native import kalah, petak_sawah, reversi, strands
+from service.native import dots_and_boxes, kalah, petak_sawah, reversi, strands
 
 LIBRARY = "gamerules_native"
-ADAPTERS: dict[str, Any] = {"reversi": reversi, "kalah": kalah, "petak-sawah": petak_sawah, "strands": strands}
+ADAPTERS: dict[str, Any] = {"reversi": reversi, "kalah": kalah, "petak-sawah": petak_sawah}
+ADAPTERS["dots-and-boxes"] = dots_and_boxes
+ADAPTERS["strands"] = strands
 
 DEFAULT_TT_ENTRIES = 1 << 21  # 2M entries of 24 bytes: 48 MB per search, freed when the call returns
 ASPIRATION = 2.0  # the Python search's first root half-width (service.search.alphabeta.ASPIRATION)
@@ -116,9 +118,25 @@ class StopFlag:
         return ctypes.byref(self._flag)
 
 
+# The core's report of each finished iteration (streamed analysis): called from the searching thread with
+# the result as it stands; ctypes takes the GIL for it.
+_Report = ctypes.CFUNCTYPE(None, ctypes.POINTER(_Result))
+_NO_REPORT = _Report()  # NULL: the core reports nothing
+
 _SIGNATURES: dict[str, tuple[tuple[Any, ...], Any]] = {
     "gr_search": (
         (ctypes.c_char_p, ctypes.c_char_p, ctypes.POINTER(_Limits), ctypes.c_void_p, ctypes.POINTER(_Result)),
+        ctypes.c_int,
+    ),
+    "gr_search_reporting": (
+        (
+            ctypes.c_char_p,
+            ctypes.c_char_p,
+            ctypes.POINTER(_Limits),
+            ctypes.c_void_p,
+            ctypes.POINTER(_Result),
+            _Report,
+        ),
         ctypes.c_int,
     ),
     "gr_state_size": ((ctypes.c_char_p,), ctypes.c_int),
@@ -217,15 +235,16 @@ def search(
     iterations: list[Iteration] | None = None,
     node_weight: int = 1,
 ) -> SearchResult | None:
-    """The native search of ``position`` for its seat to move (module docstring), or None when the native
-    engine cannot take it. ``limits`` as for ``service.search.search`` (nodes are the core's nodes);
-    ``stop`` a stop signal asked every few milliseconds from a watcher thread (its ``end``, when it has one,
-    is a deadline the C loop reads itself); ``flag`` a ``StopFlag`` the caller may set from another thread;
-    ``top_n`` root moves scored exactly; ``tt_entries`` the table's size (0: none); ``iterations``, when
-    given, receives each finished iteration. ``node_weight``: how many native nodes count as one node of
-    ``max_nodes`` and of the answer's ``nodes`` (a level keeps its budget about the same CPU time as the
+    """The native search of ``position`` for its seat to move (module docstring), or None when the native engine cannot
+    take it. ``limits`` as for ``service.search.search`` (nodes are the core's nodes); ``stop`` a stop signal asked
+    every few milliseconds from a watcher thread (its ``end``, when it has one, is a deadline the C loop reads
+    itself); ``flag`` a ``StopFlag`` the caller may set from another thread; the ``on_iteration`` of ``stop``, when
+    it has one, is called with each finished iteration's answer while the search runs (streamed analysis, as the
+    Python search calls it); ``top_n`` root moves scored exactly; ``tt_entries`` the table's size (0: none);
+    ``iterations``, when given, receives each finished iteration. ``node_weight``: how many native nodes count as
+    one node of ``max_nodes`` and of the answer's ``nodes`` (a level keeps its budget about the same CPU time as the
     Python search's with it)."""
-    run = _function("gr_search")
+    run = _function("gr_search_reporting")
     adapter = ADAPTERS.get(position_game(position))
     if run is None or adapter is None or not getattr(adapter, "ALPHA_BETA", True):
         return None
@@ -250,6 +269,9 @@ def search(
         tt_entries=max(0, tt_entries),
     )
     result = _Result()
+    weight = max(1, node_weight)
+    raised: list[BaseException] = []
+    report = _reporter(getattr(stop, "on_iteration", None), position, adapter, began, weight, flag, raised)
     fired: list[Any] = []
     done = threading.Event()
     watcher = None
@@ -262,11 +284,13 @@ def search(
             watcher = threading.Thread(target=_watch, args=(stop, flag, done, fired), daemon=True)
             watcher.start()
     try:
-        error = run(adapter.KERNEL.encode(), state, ctypes.byref(c_limits), flag.ref, ctypes.byref(result))
+        error = run(adapter.KERNEL.encode(), state, ctypes.byref(c_limits), flag.ref, ctypes.byref(result), report)
     finally:
         done.set()
         if watcher is not None:
             watcher.join()
+    if raised:
+        raise raised[0]
     if error:
         raise RuntimeError(f"the native search refused the position (error {error})")
     reason = _REASONS.get(result.stop_reason, "")
@@ -276,7 +300,32 @@ def search(
         answer = fired[0] if fired else stop()
         if answer:
             reason = answer if isinstance(answer, str) else getattr(stop, "reason", "") or "cancelled"
-    return _answer(position, adapter, result, reason, began, iterations, max(1, node_weight))
+    return _answer(position, adapter, result, reason, began, iterations, weight)
+
+
+def _reporter(
+    on_iteration: Any,
+    position: Any,
+    adapter: Any,
+    began: float,
+    weight: int,
+    flag: StopFlag,
+    raised: list[BaseException],
+) -> Any:
+    """The core's report for a stop signal's ``on_iteration`` (streamed analysis; NULL without one): each
+    finished iteration's answer as it stands, as the Python search reports it (``stop_reason`` empty). An
+    exception cannot cross the C frames: it stops the search and is raised again once the call returns."""
+    if on_iteration is None:
+        return _NO_REPORT
+
+    def report(result: Any) -> None:
+        try:
+            on_iteration(_answer(position, adapter, result.contents, "", began, None, weight))
+        except BaseException as error:  # KeyboardInterrupt too: it must not be lost in the callback
+            raised.append(error)
+            flag.set()
+
+    return _Report(report)
 
 
 def position_game(position: Any) -> str:
@@ -284,12 +333,9 @@ def position_game(position: Any) -> str:
     return _GAME_OF.get(type(position).__name__, "")
 
 
-_GAME_OF = {
-    "ReversiPosition": "reversi",
-    "KalahPosition": "kalah",
-    "PetakSawahPosition": "petak-sawah",
-    "StrandsPosition": "strands",
-}
+_GAME_OF = {"ReversiPosition": "reversi", "KalahPosition": "kalah", "PetakSawahPosition": "petak-sawah"}
+_GAME_OF["DotsAndBoxesPosition"] = "dots-and-boxes"
+_GAME_OF["StrandsPosition"] = "strands"
 
 
 def _answer(

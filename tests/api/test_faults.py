@@ -94,7 +94,9 @@ def test_best_moves_wait_for_a_slot_instead_of_failing(served):
 
 
 def test_best_moves_waiting_at_the_gateway_leave_threads_for_the_rules_calls(served):
-    """The gateway worker has 8 threads: 6 may wait on BestMove, 2 stay for the rules calls."""
+    """The gateway worker has 8 threads: 6 may wait on BestMove, 2 stay for the rules calls; more best moves
+    wait for a place among the 6 on threads of their own (``service/api/gateway_pacing.py``), and all are
+    answered: the server's queue (two workers, one slot and 8 places each) has room for them all."""
     _, url = served
     with futures.ThreadPoolExecutor(10) as pool:
         calls = [pool.submit(http, url, "/v1/games/reversi:bestMove", long_search(1500)) for _ in range(10)]
@@ -103,8 +105,7 @@ def test_best_moves_waiting_at_the_gateway_leave_threads_for_the_rules_calls(ser
         assert not all(call.done() for call in calls), "the rules call was answered while the searches ran"
         answers = [call.result() for call in calls]
     statuses = sorted(status for status, _, _ in answers)
-    assert statuses == [200] * 6 + [429] * 4, statuses
-    assert all(headers["Retry-After"] == "1" for status, _, headers in answers if status == 429)
+    assert statuses == [200] * 10, statuses
 
 
 def test_a_call_that_cannot_get_a_slot_before_its_deadline_is_refused_with_retry_after():

@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 from bench import learned_eval
-from service.levels.reversi_endgame import native_solver
+from service.native import engine
 
 
 def test_the_learned_evaluation_benchmark_runs(capsys) -> None:
     assert learned_eval.main(["--quick"]) == 0
     out = capsys.readouterr().out
-    if native_solver() is None:
+    if not engine.available("reversi"):
         assert "accuracy: skipped" in out
     else:
         assert "mean absolute error learned" in out and "(target <= 0.5)" in out

@@ -19,7 +19,6 @@ from pathlib import Path
 import pytest
 
 from service import native
-from service.levels import reversi_endgame
 from service.native import engine
 from tests.api.conftest import free_port, wait_http
 
@@ -80,7 +79,7 @@ def test_the_build_compiles_the_native_kernels_like_the_makefile():
     run = " ".join(args for word, args in _stages()[0] if word == "RUN")
     makefile = (ROOT / "Makefile").read_text()
     kernels = sorted(path.stem for path in (ROOT / "service" / "native").glob("*.c"))
-    assert {"kalah_search", "reversi_endgame"} <= set(kernels)
+    assert {"reversi_patterns"} <= set(kernels)
     native_line = next(line for line in makefile.splitlines() if line.startswith("NATIVE :="))
     assert (
         native_line.split(":=")[1].strip()
@@ -92,8 +91,7 @@ def test_the_build_compiles_the_native_kernels_like_the_makefile():
     assert build + " || exit 1" in run
     assert "gcc" in run  # the compiler is installed in the builder stage, and only there
     assert not any("gcc" in args for word, args in _stages()[-1] if word == "RUN")
-    assert native.library_path("reversi_endgame") == reversi_endgame.NATIVE_LIBRARY
-    assert native.library_path("kalah_search").relative_to(ROOT).as_posix() == "service/gen/kalah_search.so"
+    assert native.library_path(engine.LIBRARY).relative_to(ROOT).as_posix() == "service/gen/gamerules_native.so"
 
 
 def test_the_runtime_dependencies_are_pyprojects_pinned_by_the_lock():

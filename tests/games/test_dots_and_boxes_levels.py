@@ -5,7 +5,7 @@ play the end perfectly)."""
 from __future__ import annotations
 
 import random
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 
 import pytest
 
@@ -24,6 +24,8 @@ from service.engines.dots_and_boxes import (
     loony_value,
 )
 from service.levels.dots_and_boxes import LEVELS
+from service.native import engine as native_engine
+from service.native import use_native
 
 
 def never() -> bool:
@@ -288,3 +290,45 @@ def test_hard_beats_medium_as_second_player_in_twenty_games() -> None:
     for seed in range(20):
         one, two = play_match("medium", "hard", seed)
         assert two > one, seed
+
+
+# --- both searches: no fixed opening, the caller's time used ---------------------------------------------------
+
+
+def on_path(native_on: bool) -> None:
+    """Turn the native engine on or off for one test (skip when it is wanted but not built)."""
+    if native_on and not native_engine.available("dots-and-boxes"):
+        pytest.skip("the native search engine is not built (make install) or GAMERULES_NO_NATIVE is set")
+
+
+@pytest.fixture(params=[True, False], ids=["native", "python"])
+def path(request: pytest.FixtureRequest) -> Iterator[bool]:
+    on_path(request.param)
+    previous = use_native(request.param)
+    try:
+        yield request.param
+    finally:
+        use_native(previous)
+
+
+@pytest.mark.parametrize("size", [(5, 5), (3, 3)])
+def test_no_fixed_opening_above_the_lowest_level(path: bool, size: tuple[int, int]) -> None:
+    """Every level above ``easy`` opens with at least 3 different lines over 10 seeds, each as good as the best
+    by its own search (a seeded choice among moves within a small margin of the best)."""
+    start = GAME.new_position({"rows": size[0], "cols": size[1]}, "")
+    for level in [lv.name for lv in LEVELS.levels][1:]:
+        firsts = {LEVELS.best_move(start, level, None, seed, 1, never).move for seed in range(10)}
+        assert len(firsts) >= 3, (level, firsts)
+    # The same seed, the same answer.
+    one, two = (LEVELS.best_move(start, "hard", None, 3, 1, never) for _ in range(2))
+    assert (one.move, one.value) == (two.move, two.value)
+
+
+def test_hard_uses_the_time_it_is_given(path: bool) -> None:
+    """With a time limit and no node limit of the caller's, hard searches until the time is up (its own node
+    budget does not stop it): on the 5x5 start, where no proof is in reach, it stops for the time."""
+    start = GAME.new_position({}, "")
+    result = LEVELS.best_move(start, "hard", Limits(max_time_ms=300), 0, 1, never)
+    assert result.stop_reason == "time" and not result.exact
+    budget = LEVELS.best_move(start, "hard", None, 0, 1, never)
+    assert budget.stop_reason == "nodes"

@@ -1,13 +1,13 @@
-"""Reversi's native endgame kernel (``service/native/reversi_endgame.c``, docs/games/reversi.md) against its reference,
-the pure-Python ``_endgame``, and against known values; and expert with the kernel against expert without it.
+"""Reversi's exact endgame on the native search engine (its solve mode over ``service/native/search/reversi.c``,
+docs/games/reversi.md) against its reference, the pure-Python ``_endgame``, and against known values; and
+expert on the native engine against expert on the Python search.
 
-The kernel is built by ``make install``; without it (no C compiler) the tests that need it are skipped and
-the engine solves in Python, which the rest of the suite covers.
+The engine is built by ``make install``; without it (no C compiler, ``GAMERULES_NO_NATIVE=1``) the tests that
+need it are skipped and the engine solves in Python, which the rest of the suite covers.
 """
 
 from __future__ import annotations
 
-import ctypes
 import math
 import os
 import random
@@ -24,25 +24,25 @@ from service.engines.reversi.bitboards import GEOMETRIES, placement_mask
 from service.levels import reversi as reversi_levels
 from service.levels import reversi_endgame as endgame
 from service.levels.reversi import LEVELS, exact_empties
-from service.levels.reversi_endgame import native_solver
-from service.native import use_native
+from service.native import engine, use_native
 
 GEO = GEOMETRIES[8]
 FULL = GEO.full
-NATIVE = native_solver()
 needs_kernel = pytest.mark.skipif(
-    NATIVE is None,
-    reason=f"the native endgame kernel is not built ({endgame.NATIVE_LIBRARY} is missing: `make install` builds "
-    "it with a C compiler) or GAMERULES_NO_NATIVE is set",
+    not engine.available("reversi"),
+    reason="the native search engine is not built (`make install` builds it with a C compiler) or "
+    "GAMERULES_NO_NATIVE is set",
 )
 
 
-def kernel(me: int, opp: int, alpha: int = -65, beta: int = 65) -> tuple[int, int]:
-    """(value, nodes) from the kernel."""
-    assert NATIVE is not None
-    nodes = ctypes.c_uint64()
-    value = NATIVE(me, opp, alpha, beta, 0.0, ctypes.byref(nodes))
-    return value, nodes.value
+def kernel(me: int, opp: int) -> tuple[float, int]:
+    """(exact value for the owner of ``me``, to move, and nodes) from the native engine's solve mode; a board
+    where neither side can place is over, the mover's disc margin."""
+    if not placement_mask(me, opp, GEO) and not placement_mask(opp, me, GEO):
+        return float(me.bit_count() - opp.bit_count()), 0
+    found = engine.search(ReversiPosition(8, me, opp, 1, 1), Limits(), solve=True)
+    assert found is not None and found.exact and found.stop_reason == "solved"
+    return found.value, found.nodes
 
 
 @cache
@@ -117,23 +117,8 @@ def test_cases_cover_passes_and_lopsided_endings() -> None:
 def test_kernel_agrees_with_python_on_300_positions() -> None:
     for me, opp in CASES:
         expected = python(me, opp)
-        value, nodes = kernel(me, opp)
-        assert value == expected and nodes > 0, (hex(me), hex(opp))
-
-
-@needs_kernel
-def test_kernel_is_fail_soft_in_any_window() -> None:
-    for me, opp in CASES[::5]:
-        exact = python(me, opp)
-        for alpha, beta in ((exact - 1, exact + 1), (exact, exact + 1), (exact - 1, exact), (exact + 3, exact + 6)):
-            for lo, hi in ((alpha, beta), (-beta, -alpha)):
-                v, _ = kernel(me, opp, lo, hi)
-                if v <= lo:
-                    assert exact <= v, (hex(me), hex(opp), lo, hi)
-                elif v >= hi:
-                    assert exact >= v, (hex(me), hex(opp), lo, hi)
-                else:
-                    assert v == exact, (hex(me), hex(opp), lo, hi)
+        value, _ = kernel(me, opp)
+        assert value == expected, (hex(me), hex(opp))
 
 
 def test_known_endings() -> None:
@@ -149,7 +134,7 @@ def test_known_endings() -> None:
     for text, expected in rows:
         me, opp = board(text)
         assert python(me, opp) == expected, text
-        if NATIVE is not None:
+        if engine.available("reversi"):
             assert kernel(me, opp)[0] == expected, text
 
 
@@ -158,23 +143,24 @@ def test_ffo_40() -> None:
     """FFO endgame test #40 (20 empties, Black to move), from the literature: Black wins by 38 discs. FFO
     gives empty squares to the winner; counting them for nobody gives the same 38 here."""
     black, white = board("O--OOOOX-OOOOOOXOOXXOOOXOOXOOOXXOOOOOOXX---OOOOX----O--X--------")
-    assert kernel(black, white, 37, 39)[0] == 38  # inside the window: exact
+    found = engine.search(ReversiPosition(8, black, white, 1, 1), Limits(), solve=True)
+    assert found is not None and found.exact and (found.value, found.move) == (38.0, 8)  # a2
 
 
 @needs_kernel
-def test_endgame_value_uses_the_kernel_on_8x8() -> None:
+def test_endgame_value_uses_the_native_engine_on_8x8() -> None:
     position = played(14, 3)
     answer = endgame.endgame_value(position, -100.0, 100.0)
     assert answer is not None
     me, opp = position.sides()
     value, nodes = kernel(me, opp)
-    assert answer == (float(value), -(-nodes // endgame.NATIVE_NODE_WEIGHT))
+    assert answer == (value, -(-nodes // endgame.NATIVE_NODE_WEIGHT))
     assert endgame.endgame_value(played(endgame.NATIVE_EMPTIES + 2, 3), -100.0, 100.0) is None
     six = GAME.parse_position("....../....../..WB../..BW../....../...... 1 black=1")
     assert endgame.endgame_value(six, -100.0, 100.0) is None  # 32 empties on 6x6: neither solver
     previous = use_native(False)
     try:
-        assert endgame.endgame_value(position, -100.0, 100.0) is None  # beyond ENDGAME_EMPTIES without the kernel
+        assert endgame.endgame_value(position, -100.0, 100.0) is None  # beyond ENDGAME_EMPTIES without the engine
         assert exact_empties(position) == reversi_levels.EXACT_EMPTIES
     finally:
         use_native(previous)
@@ -222,24 +208,19 @@ def test_expert_solves_from_exact_empties_native() -> None:
     assert result.exact and result.value == kernel(me, opp)[0] and result.move != PASS
 
 
-def test_the_environment_turns_the_kernel_off() -> None:
-    code = "from service.levels import reversi_endgame; print(reversi_endgame.native_solver() is None)"
+def test_the_environment_turns_the_native_engine_off() -> None:
+    code = "from service.native import engine; print(engine.available('reversi'))"
     env = {**os.environ, "GAMERULES_NO_NATIVE": "1"}
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
-    assert out.stdout.strip() == "True"
+    assert out.stdout.strip() == "False"
 
 
 @needs_kernel
-def test_the_kernel_gives_up_at_its_stop_time():
-    """A best move must answer before its deadline, and the search cannot poll a kernel call: the kernel
-    reads the clock itself. With ``stop_at`` already past it gives up on its first node, and so does the
-    solve-mode hook; a ``stop_at`` far ahead changes nothing."""
+def test_the_endgame_gives_up_at_its_stop_time():
+    """A best move must answer before its deadline, and the Python search cannot poll a native call: the
+    engine reads the clock itself. With ``stop_at`` already past the plug-in gives up (None); a ``stop_at``
+    far ahead changes nothing."""
     position = played(18, 7)
-    me, opp = position.sides()
-    assert NATIVE is not None
-    nodes = ctypes.c_uint64()
-    assert NATIVE(me, opp, -65, 65, time.monotonic() - 1, ctypes.byref(nodes)) == endgame.NATIVE_GAVE_UP
-    assert nodes.value == 1
     assert endgame.endgame_value(position, -math.inf, math.inf, time.monotonic() - 1) is None
     small = played(12, 7)
     later = endgame.endgame_value(small, -math.inf, math.inf, time.monotonic() + 3600)

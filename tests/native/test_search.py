@@ -10,6 +10,7 @@ import time
 from service.core import Limits
 from service.engines import GAMES
 from service.native import engine as native
+from service.search import search
 from tests.native.twins import needs
 
 pytestmark = needs("reversi")
@@ -97,3 +98,51 @@ def test_two_searches_run_at_once_and_python_runs_meanwhile() -> None:
         assert not thread.is_alive()
         assert out[0] is not None and out[0].depth >= 1  # type: ignore[attr-defined]
     assert ticks > 1000
+
+
+class _Reporting:
+    """A stop signal that never fires and takes each iteration's report (streamed analysis), as the
+    transport's does; ``stop_after`` iterations it raises ``flag``."""
+
+    def __init__(self, flag: native.StopFlag | None = None, stop_after: int = 0) -> None:
+        self.reports: list[object] = []
+        self.flag, self.stop_after = flag, stop_after
+
+    def __call__(self) -> bool:
+        return False
+
+    def on_iteration(self, partial: object) -> None:
+        self.reports.append(partial)
+        if self.flag is not None and len(self.reports) == self.stop_after:
+            self.flag.set()
+
+
+def test_each_iteration_is_reported_as_the_python_search_reports_it() -> None:
+    position = GAME.new_position({}, "")
+    native_stop, python_stop = _Reporting(), _Reporting()
+    result = native.search(position, Limits(max_depth=5), stop=native_stop, top_n=3)
+    python = search(position, Limits(max_depth=5), stop=python_stop, top_n=3)
+    assert result is not None and result.depth == 5
+    reports = native_stop.reports
+    assert [r.depth for r in reports] == [1, 2, 3, 4, 5]  # type: ignore[attr-defined]
+    assert [r.depth for r in python_stop.reports] == [1, 2, 3, 4, 5]  # type: ignore[attr-defined]
+    for mine, theirs in zip(reports, python_stop.reports, strict=True):
+        assert mine.stop_reason == ""  # type: ignore[attr-defined]
+        assert mine.value == theirs.value  # type: ignore[attr-defined]
+        assert [a.value for a in mine.alternatives] == [a.value for a in theirs.alternatives]  # type: ignore[attr-defined]
+        assert mine.pv[0] == mine.move  # type: ignore[attr-defined]
+    nodes = [r.nodes for r in reports]  # type: ignore[attr-defined]
+    assert nodes == sorted(nodes) and nodes[0] > 0
+    last = reports[-1]
+    assert (last.move, last.value, last.pv, last.nodes) == (result.move, result.value, result.pv, result.nodes)  # type: ignore[attr-defined]
+    assert python.value == result.value
+
+
+def test_iterations_are_reported_while_the_search_runs() -> None:
+    """The reports come from inside the call: a stop raised by the second report ends the search there (an
+    endless search of the opening, which would otherwise never return)."""
+    flag = native.StopFlag()
+    stop = _Reporting(flag, stop_after=2)
+    result = native.search(GAME.new_position({}, ""), Limits(), stop=stop, flag=flag)
+    assert result is not None and result.stop_reason == "cancelled"
+    assert [r.depth for r in stop.reports] == [1, 2] and result.depth == 2  # type: ignore[attr-defined]

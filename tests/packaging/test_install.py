@@ -144,7 +144,7 @@ def test_the_service_installs_with_pip_and_its_entry_points_run(tmp_path):
     probe = (
         "from service.api import openapi; import service.native as native; "
         "print(openapi.DESCRIPTOR_SET.exists(), all(native.library_path(n).exists() "
-        "for n in ('kalah_search', 'reversi_endgame')), native.__file__)"
+        "for n in ('gamerules_native', 'reversi_patterns')), native.__file__)"
     )
     done = _run(bin_dir, "python", "-c", probe, cwd=work)
     assert done.returncode == 0, done.stderr

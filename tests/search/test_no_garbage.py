@@ -16,8 +16,8 @@ from service.engines.kalah import GAME as KALAH
 from service.engines.reversi import GAME as REVERSI
 from service.engines.strands import GAME as STRANDS
 from service.levels import LEVELS, best_move
-from service.levels.kalah_kernel import subtree_value
-from service.search import Plugins, mcts, search
+from service.native import engine
+from service.search import Deadline, mcts, search
 from tests.search.toys import Piles
 
 
@@ -51,10 +51,12 @@ def test_a_stopped_search_leaves_no_cycles() -> None:
     assert garbage_after(lambda: search(position, Limits(max_nodes=500, max_depth=12))) == 0
 
 
-def test_the_kernel_plug_in_and_mcts_leave_no_cycles() -> None:
+def test_the_native_engine_and_mcts_leave_no_cycles() -> None:
     kalah = KALAH.new_position()
-    plugins = Plugins(subtree=subtree_value)
-    assert garbage_after(lambda: search(kalah, Limits(max_nodes=2000), plugins=plugins)) == 0
+    assert garbage_after(lambda: engine.search(kalah, Limits(max_nodes=2000))) == 0
+    reporting = Deadline(Limits(max_nodes=2000))
+    reporting.on_iteration = lambda partial: None
+    assert garbage_after(lambda: engine.search(kalah, Limits(max_nodes=2000), stop=reporting)) == 0
     strands = STRANDS.new_position({}, "garbage")
     assert garbage_after(lambda: mcts(strands, Limits(max_nodes=30))) == 0
 

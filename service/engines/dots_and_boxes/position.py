@@ -144,6 +144,10 @@ class DotsAndBoxesPosition(Position):
         """How many boxes ``colour`` (``A`` or ``B``) holds."""
         return (self._a if colour == "A" else self._b).bit_count()
 
+    def box_mask(self, colour: str) -> int:
+        """The boxes ``colour`` (``A`` or ``B``) holds, as a bitmask over the box numbers (the native adapter's)."""
+        return self._a if colour == "A" else self._b
+
     def scores(self) -> tuple[int, int]:
         """Each seat's boxes, through the seat's colour (before the choice: seat 1 = A)."""
         a, b = self._a.bit_count(), self._b.bit_count()

@@ -31,10 +31,11 @@
 extern const gr_kernel gr_reversi_kernel;
 extern const gr_kernel gr_kalah_kernel;
 extern const gr_kernel gr_petak_sawah_kernel;
+extern const gr_kernel gr_dots_and_boxes_kernel;
 extern const gr_kernel gr_strands_kernel;
 
 static const gr_kernel *const KERNELS[] = {&gr_reversi_kernel, &gr_kalah_kernel, &gr_petak_sawah_kernel,
-                                           &gr_strands_kernel};
+                                           &gr_dots_and_boxes_kernel, &gr_strands_kernel};
 
 #define MAX_PLY 1024
 #define PV_MAX 256
@@ -316,14 +317,16 @@ static double node(ctx *c, const void *pos, int depth, double alpha, double beta
         }
     }
     uint64_t key = use_tt ? k->hash(pos) : 0;
+    /* A kernel whose hash leaves out a part of every value (k->held) has the table hold values net of it. */
+    double held = use_tt && k->held ? k->held(pos) : 0.0;
     int tt_move = -1;
     tt_entry *e = use_tt ? tt_probe(c, key) : NULL;
     if (e) {
         tt_move = e->move;
-        if ((e->proved || e->depth >= depth) &&
-            (e->flag == EXACT || (e->flag == LOWER ? e->value >= beta : e->value <= alpha))) {
+        double ev = e->value + held;
+        if ((e->proved || e->depth >= depth) && (e->flag == EXACT || (e->flag == LOWER ? ev >= beta : ev <= alpha))) {
             *proved = e->proved;
-            return e->value;
+            return ev;
         }
     }
     int moves[GR_MAX_MOVES];
@@ -354,7 +357,7 @@ static double node(ctx *c, const void *pos, int depth, double alpha, double beta
                         kill[0] = m;
                     }
                     c->history[seat][m] += (uint64_t)depth * (uint64_t)depth;
-                    if (use_tt) tt_store(c, key, depth, v, LOWER, m, p);
+                    if (use_tt) tt_store(c, key, depth, v - held, LOWER, m, p);
                     *proved = p;
                     return v;
                 }
@@ -363,7 +366,7 @@ static double node(ctx *c, const void *pos, int depth, double alpha, double beta
         }
         if (!p) all_proved = 0;
     }
-    if (use_tt) tt_store(c, key, depth, best, best <= alpha0 ? UPPER : EXACT,
+    if (use_tt) tt_store(c, key, depth, best - held, best <= alpha0 ? UPPER : EXACT,
                          best <= alpha0 && tt_move >= 0 ? tt_move : best_move, all_proved);
     *proved = all_proved;
     return best;
@@ -490,8 +493,20 @@ static void record(gr_result *out, int depth, int move, double value, int proved
     it->seconds = gr_now() - began;
 }
 
+/* Called with the result after each finished iteration, while the search runs (streamed analysis): out then
+ * holds that iteration's answer (move, value, exact, depth, nodes, pv, alternatives, the iterations so far). */
+typedef void (*gr_report)(const gr_result *out);
+int gr_search_reporting(const char *game, const void *state, const gr_limits *lim, volatile int32_t *stop,
+                        gr_result *out, gr_report report);
+
 /* The search of the module comment from state for its seat to move; answers into out (0, or an error). */
 int gr_search(const char *game, const void *state, const gr_limits *lim, volatile int32_t *stop, gr_result *out) {
+    return gr_search_reporting(game, state, lim, stop, out, NULL);
+}
+
+/* gr_search, calling report (when not NULL) after each finished iteration. */
+int gr_search_reporting(const char *game, const void *state, const gr_limits *lim, volatile int32_t *stop,
+                        gr_result *out, gr_report report) {
     memset(out, 0, sizeof *out);
     const gr_kernel *k = gr_find(game);
     if (!k) return out->error = 1;
@@ -557,6 +572,10 @@ int gr_search(const char *game, const void *state, const gr_limits *lim, volatil
         if (lim->solve && lim->solve_lead < depth && depth < leap) depth = leap;
         if (max_depth && depth > max_depth) {
             reason = R_DEPTH;
+            break;
+        }
+        if (stop && *stop) { /* raised meanwhile (by a report, say): no new iteration */
+            reason = R_CANCELLED;
             break;
         }
         if (lim->stop_at > 0 && depth > 1) {
@@ -645,6 +664,12 @@ int gr_search(const char *game, const void *state, const gr_limits *lim, volatil
             out->alt_exact[i] = scores[i].proved;
         }
         record(out, depth, best->move, best_value, proved, c->nodes, began);
+        if (report) {
+            out->exact = exact;
+            out->depth = depth;
+            out->nodes = c->nodes;
+            report(out);
+        }
         /* The next iteration starts with this one's best moves, in their order. */
         for (int i = 0; i < count; i++) {
             int at = scores[i].index;

@@ -51,6 +51,10 @@ typedef struct gr_kernel {
     /* Optional (may be NULL): proved bounds on the final value for the seat to move (*lo <= value <= *hi),
      * e.g. the store margin give or take the seeds still in play; a proof cuts a node off with them. */
     void (*bounds)(const void *state, double *lo, double *hi);
+    /* Optional (may be NULL): the part of every value of the state (for its seat to move) that hash leaves out,
+     * when the rest depends on the hashed part alone (Dots and Boxes: the box margin held, the rest on the
+     * lines): the table then holds values net of it, one entry for every way of holding the same margin. */
+    double (*held)(const void *state);
     /* Optional (may be NULL): a quick move for Monte Carlo playouts (mcts.c), drawn with gr_random(rng) without
      * listing every move (Strands: a full cover of a random label, grown from the mover's stones); NULL: the
      * playouts pick uniformly among moves(). The move is one play() takes, not necessarily one of moves(). */

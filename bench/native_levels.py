@@ -1,0 +1,156 @@
+"""The levels on the native search engine against the same levels on the Python search, in one process
+(``python -m bench.native_levels``; issue 14's cost and strength targets for Reversi, Kalah and Petak Sawah).
+
+The Python path is the same code with the native engine turned off (``service.native.use_native(False)``,
+what ``GAMERULES_NO_NATIVE=1`` does), measured in the same run: the baseline.
+
+1. **Cost** at each game's default level with its own limits (no caller limits, seed 0): CPU seconds per
+   best move (``time.process_time``, one core) natively and in Python on ``--positions`` positions of a
+   seeded random game (``bench.level_cost``'s sample), the median depth each reached, and best moves per CPU
+   second natively over the same in Python. Target: at least 10x, at equal or better strength (part 2).
+2. **Strength at the default level's own limits**: native against Python, both with the level's own
+   budget, ``--games`` games per game from seeded openings (pairs with the colours swapped). Target for "equal
+   or better strength": at least as many wins as losses.
+3. **Strength at equal time per move**: the strongest level natively against the same level in Python, each
+   with ``--move-ms`` of the caller's per move (``limits.maxTimeMs``). Targets: 95 % of the games for Reversi
+   (issue 14: against today's expert), 90 % for the others (draws count as not won).
+
+Game counts are modest (the box is shared); every line says how many games it played. ``--own-nodes N``
+puts a node budget of N in place of the levels' own in parts 1 and 2 (a quick run, as the smoke test does).
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import time
+from collections.abc import Callable
+from typing import Any
+
+from bench.level_cost import sample_positions
+from bench.strength import opening
+from service import native
+from service.core import Limits
+from service.engines import GAMES
+from service.levels import LEVELS, best_move
+from service.native import engine
+
+GAMES_TESTED = ("reversi", "kalah", "petak-sawah")
+STRONGEST = {"reversi": "expert", "kalah": "hard", "petak-sawah": "hard"}
+OPENING_PLIES = {"reversi": 4, "kalah": 2, "petak-sawah": 2}
+COST_TARGET = 10.0
+TIME_TARGETS = {"reversi": 0.95, "kalah": 0.90, "petak-sawah": 0.90}
+
+
+def on_path(use_native: bool, work: Callable[[], Any]) -> Any:
+    previous = native.use_native(use_native)
+    try:
+        return work()
+    finally:
+        native.use_native(previous)
+
+
+def cost(game_id: str, positions: list[Any], own: Limits | None) -> tuple[float, float, float, float]:
+    """(native CPU s median, Python CPU s median, native depth median, Python depth median) per best move."""
+    level = LEVELS[game_id].default
+    spent: dict[bool, list[float]] = {True: [], False: []}
+    depths: dict[bool, list[int]] = {True: [], False: []}
+    for position in positions:
+        for use in (True, False):
+            start = time.process_time()
+            result = on_path(use, lambda p=position: best_move(game_id, p, level, own, 0, 1))
+            spent[use].append(time.process_time() - start)
+            depths[use].append(result.depth)
+    return (
+        statistics.median(spent[True]),
+        statistics.median(spent[False]),
+        statistics.median(depths[True]),
+        statistics.median(depths[False]),
+    )
+
+
+def play(game_id: str, level: str, limits: Limits | None, index: int, native_seat: int, seed: int) -> float:
+    """One game from the ``index``-th opening, ``level`` natively in ``native_seat`` against ``level`` in
+    Python; the final margin for the native side."""
+    game = GAMES[game_id]
+    position = opening(game, {}, OPENING_PLIES[game_id], seed, "native", index)
+    ply = 0
+    while position.outcome() is None:
+        seat = position.to_move
+        move_seed = seed * 1_000_003 + index * 1000 + ply
+        result = on_path(
+            seat == native_seat, lambda p=position, s=move_seed: best_move(game_id, p, level, limits, s, 1)
+        )
+        position, _ = position.apply(result.move)
+        ply += 1
+    return float(position.final_value(native_seat))
+
+
+def match(game_id: str, level: str, limits: Limits | None, games: int, seed: int) -> tuple[int, int, int, float]:
+    """(wins, draws, losses, mean margin) of the native side over ``games`` games (pairs, colours swapped)."""
+    margins = [play(game_id, level, limits, k // 2, 1 + k % 2, seed) for k in range(games)]
+    wins = sum(m > 0 for m in margins)
+    draws = sum(m == 0 for m in margins)
+    return wins, draws, len(margins) - wins - draws, statistics.mean(margins)
+
+
+def verdict(ok: bool) -> str:
+    return "met" if ok else "MISSED"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--games", type=int, default=8, help="games per match, an even number (default 8)")
+    parser.add_argument("--positions", type=int, default=8, help="positions of the cost part (default 8)")
+    parser.add_argument("--move-ms", type=int, default=100, help="time per move of part 3 (default 100)")
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--only", nargs="*", default=list(GAMES_TESTED), choices=GAMES_TESTED)
+    parser.add_argument(
+        "--own-nodes", type=int, default=0, help="a node budget in place of the levels' own (a quick run; 0: theirs)"
+    )
+    args = parser.parse_args(argv)
+    if not on_path(True, engine.available):
+        print("the native search engine is not built (`make install` builds it with a C compiler): nothing to compare")
+        return 0
+    summary = []
+    for game_id in args.only:
+        level = LEVELS[game_id].default
+        positions = sample_positions(game_id, args.positions, args.seed)
+        own = Limits(max_nodes=args.own_nodes) if args.own_nodes > 0 else None
+        fast, slow, deep, shallow = cost(game_id, positions, own)
+        ratio = slow / fast if fast else float("inf")
+        print(
+            f"{game_id} {level}, own limits, {len(positions)} positions: CPU per move median native "
+            f"{fast * 1000:.1f} ms (depth {deep:g}), Python {slow * 1000:.1f} ms (depth {shallow:g}): "
+            f"{ratio:.1f}x the best moves per CPU second (target >= {COST_TARGET:g}x)",
+            flush=True,
+        )
+        wins, draws, losses, margin = match(game_id, level, own, args.games, args.seed)
+        equal = wins >= losses
+        print(
+            f"{game_id} {level}, own limits, native vs Python: {wins} wins, {draws} draws, {losses} losses in "
+            f"{args.games} games, mean margin {margin:+.1f} (target: wins >= losses): {verdict(equal)}",
+            flush=True,
+        )
+        summary.append(
+            f"{game_id}: cost {ratio:.1f}x at equal or better strength: {verdict(ratio >= COST_TARGET and equal)}"
+        )
+        strongest = STRONGEST[game_id]
+        wins, draws, losses, margin = match(game_id, strongest, Limits(max_time_ms=args.move_ms), args.games, args.seed)
+        rate = wins / args.games
+        target = TIME_TARGETS[game_id]
+        print(
+            f"{game_id} {strongest}, {args.move_ms} ms a move each, native vs Python: {wins} wins, {draws} draws, "
+            f"{losses} losses in {args.games} games ({rate:.0%}), mean margin {margin:+.1f} "
+            f"(target >= {target:.0%}): {verdict(rate >= target)}",
+            flush=True,
+        )
+        summary.append(f"{game_id}: {strongest} at equal time wins {rate:.0%}: {verdict(rate >= target)}")
+    for line in summary:
+        print(line)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,88 @@
+"""How the gateway paces best moves: a BestMove that finds the worker's share of request threads taken waits for
+it rather than being refused, and a BestMove refused with 429 gets its answer only after a hold.
+
+Why. A client that ignores ``Retry-After`` calls again the moment its 429 arrives. Refusing costs the gateway
+a request's whole path through Flask, on the same cores and interpreter as the rules calls, so 64 such
+clients made it answer about 2,000 refusals a second and the legal-move calls waited behind them (p99 8 to 33
+times idle in ``python -m bench --only soak``). Making the refusal cheaper does not help: a closed loop of
+clients spends whatever the gateway saves on more refusals. Not answering at once does: a best move waits for
+a place in the worker's share (``gateway._search_share``), as it would in the server's queue, until its
+deadline is near; and a refusal (the server's queue is full, or no place freed in time) is held for the
+``Retry-After`` the client is about to be told. A client then calls at most once per hold, however it treats
+the header, and one that honours it waits no longer than it would have anyway.
+
+Every wait ends early enough for the caller's deadline: the answer leaves at least ``MARGIN_S`` before it, so
+a caller with a short deadline still reads a 429 (with its ``Retry-After``) and not a timeout.
+
+Threads. A WSGI server runs each request on a thread until its answer is written (granian iterates a
+response's body on the same thread), so a waiting best move holds a thread while it sleeps: no CPU, no
+interpreter lock. A worker keeps at most ``slots`` best moves waiting at once, on threads of their own on top
+of ``--threads`` (``gateway_server`` gives granian both), so they never take the threads the rules calls
+need; a best move that finds every slot taken is refused, or answered its 429, at once.
+"""
+
+from __future__ import annotations
+
+import random
+import threading
+import time
+from collections.abc import Callable
+
+DEFAULT_HOLD_S = 1.0  # the Retry-After of a refused best move
+DEFAULT_SLOTS = 64  # best moves waiting at once per worker: a 64-client flood on one worker waits whole
+# Each hold is a random part of ``hold_s``, down to this fraction less: the refusals of a flood that came
+# together would otherwise wake together, once per hold, and go through the interpreter in one burst.
+HOLD_SPREAD = 0.5
+MARGIN_S = 0.05  # a waiting best move is answered at least this long before the caller's deadline
+
+
+class Pacing:
+    """One gateway worker's waiting best moves: at most ``slots`` at once, each waiting for a place in the
+    worker's share (``wait_for``) or for its 429 (``hold``: ``hold_s``, 0 for none), never past its deadline
+    less ``MARGIN_S``. Deadlines are ``time.perf_counter()`` values."""
+
+    def __init__(self, slots: int, hold_s: float) -> None:
+        self.hold_s = hold_s
+        self._slots = threading.BoundedSemaphore(slots) if slots > 0 else None
+        self._lock = threading.Lock()
+        self.waiting = 0  # best moves waiting now (read by the tests)
+
+    def wait_for(self, share: threading.Semaphore, deadline: float) -> bool:
+        """Take a place in ``share``: at once if one is free, else waiting for one while a slot is free and
+        the deadline allows; False when none was had."""
+        if share.acquire(blocking=False):
+            return True
+        seconds = deadline - MARGIN_S - time.perf_counter()
+        if seconds <= 0 or not self._sit():
+            return False
+        try:
+            return share.acquire(timeout=seconds)
+        finally:
+            self._leave()
+
+    def hold(self, deadline: float, on_hold: Callable[[], None] | None = None) -> bool:
+        """Wait before a refusal is answered, calling ``on_hold`` as the hold starts; False, at once, when
+        holds are off, no slot is free or the deadline is too near to wait at all."""
+        seconds = min(self.hold_s * random.uniform(1 - HOLD_SPREAD, 1), deadline - MARGIN_S - time.perf_counter())
+        if seconds <= 0 or not self._sit():
+            return False
+        try:
+            if on_hold is not None:
+                on_hold()
+            time.sleep(seconds)
+        finally:
+            self._leave()
+        return True
+
+    def _sit(self) -> bool:
+        if self._slots is None or not self._slots.acquire(blocking=False):
+            return False
+        with self._lock:
+            self.waiting += 1
+        return True
+
+    def _leave(self) -> None:
+        with self._lock:
+            self.waiting -= 1
+        assert self._slots is not None
+        self._slots.release()

@@ -1,0 +1,51 @@
+"""Seeded variety: among the root moves within a level's margin of the best, the level picks by its seed, so
+games against the service do not repeat (the same seed still gives the same answer).
+
+A level draws once from its seeded random stream (``draw``), searches ``width(top_n)`` root moves exactly
+(the search's multi-PV) and hands the answer to ``pick``; ``report_picks`` makes each streamed iteration show
+the pick the same draw makes there, so the last iteration streamed is the answer. A proved answer keeps its
+value: only moves proved equal to the best are picked among, whatever the margin.
+"""
+
+from __future__ import annotations
+
+import random
+
+from service.core.values import ScoredMove, SearchResult, StopSignal
+
+WIDTH = 4  # root moves scored exactly for the pick
+
+
+def width(top_n: int) -> int:
+    """How many root moves to score exactly for a caller who asked for ``top_n``."""
+    return max(top_n, WIDTH)
+
+
+def draw(rng: random.Random) -> float:
+    """The level's one draw for its pick, in [0, 1)."""
+    return rng.random()
+
+
+def pick(result: SearchResult, drawn: float, margin: float, top_n: int) -> SearchResult:
+    """``result`` with its move chosen by ``drawn`` among the alternatives within ``margin`` of the best
+    (``margin`` 0, or a proved best: among the equals), the chosen one first, trimmed to ``top_n``."""
+    scored = result.alternatives
+    if not scored:
+        return result
+    best = scored[0]
+    slack = 0.0 if best.exact else margin
+    near = [m for m in scored if m.value >= best.value - slack and m.exact == best.exact]
+    chosen = near[min(len(near) - 1, int(drawn * len(near)))]
+    rest: list[ScoredMove] = [m for m in scored if m is not chosen]
+    result.alternatives = ([chosen, *rest])[:top_n]
+    if chosen is not best:
+        result.move, result.value = chosen.move, chosen.value
+        result.pv = [chosen.move]
+    return result
+
+
+def report_picks(stop: StopSignal, drawn: float, margin: float, top_n: int) -> None:
+    """Make ``stop``'s iteration reports (streamed analysis), when it has them, show the pick."""
+    report = getattr(stop, "on_iteration", None)
+    if report is not None:
+        stop.on_iteration = lambda partial: report(pick(partial, drawn, margin, top_n))  # type: ignore[attr-defined]

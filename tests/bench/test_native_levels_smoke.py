@@ -1,0 +1,18 @@
+"""``bench/native_levels.py`` runs its three parts and prints each against its target."""
+
+from __future__ import annotations
+
+from bench import native_levels
+from service.native import engine
+
+
+def test_the_native_levels_benchmark_runs(capsys) -> None:
+    argv = ["--games", "2", "--positions", "1", "--move-ms", "10", "--own-nodes", "300", "--only", "kalah"]
+    assert native_levels.main(argv) == 0
+    out = capsys.readouterr().out
+    if not engine.available():
+        assert "not built" in out
+    else:
+        assert "best moves per CPU second (target >= 10x)" in out
+        assert "(target: wins >= losses)" in out and "in 2 games" in out
+        assert "10 ms a move each, native vs Python" in out and "(target >= 90%)" in out

@@ -1,0 +1,103 @@
+"""The budget contract and seeded variety of the searching games' levels (Reversi, Kalah, Petak Sawah), on
+the native path and on the Python path: a level sets the skill, the caller's limits set the resources.
+
+- What GetGame advertises for a level (its ``Level``) never promises more time than the server's cap on a
+  search, and a level never stops on a depth it does not advertise (in its limits, or its description: Reversi
+  ``expert`` on the Python search when the caller gives no resources).
+- With the caller's ``max_time_ms`` the strongest level is not cut short by its own node budget or a depth of
+  its own: it searches until the time is spent or the game is proved.
+- Seeded variety: every level above the lowest picks among the moves within its margin of the best by its
+  seed, so the start position gets several first moves over ten seeds (Kalah's start has one move far ahead
+  of the rest: see ``test_kalah_varies_among_its_near_best_moves``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+
+from service import native
+from service.api.servicer import ServiceConfig
+from service.core import Limits
+from service.engines import GAMES
+from service.levels import LEVELS, best_move
+
+SEARCHING_GAMES = ("reversi", "kalah", "petak-sawah")
+STRONGEST = {"reversi": "expert", "kalah": "hard", "petak-sawah": "hard"}
+
+
+@pytest.fixture(params=[True, False], ids=["native", "python"])
+def path(request: pytest.FixtureRequest) -> Iterator[bool]:
+    previous = native.use_native(request.param)
+    try:
+        yield request.param
+    finally:
+        native.use_native(previous)
+
+
+def midgame(game_id: str, plies: int = 8) -> object:
+    """A position a few moves into a game (its first legal move each time: reproducible)."""
+    position = GAMES[game_id].new_position({}, "contract")
+    for _ in range(plies):
+        position = position.play(position.legal_moves()[0])
+    return position
+
+
+@pytest.mark.parametrize("game_id", SEARCHING_GAMES)
+def test_no_level_promises_more_time_than_the_servers_cap(game_id: str) -> None:
+    cap = ServiceConfig().max_think_ms
+    for level in LEVELS[game_id].levels:
+        assert level.limits.max_time_ms is None or level.limits.max_time_ms <= cap, level.name
+
+
+@pytest.mark.parametrize("game_id", SEARCHING_GAMES)
+def test_a_level_stops_on_a_depth_only_when_it_advertises_one(game_id: str, path: bool) -> None:
+    position = midgame(game_id)
+    for level in LEVELS[game_id].levels:
+        result = best_move(game_id, position, level.name, None, 0, 1)
+        if result.stop_reason == "depth":  # a depth GetGame lists: in the level's limits or its description
+            listed = level.limits.max_depth == result.depth or f"{result.depth} moves ahead" in level.description
+            assert listed, level.name
+
+
+@pytest.mark.parametrize("game_id", SEARCHING_GAMES)
+def test_the_callers_time_is_used_until_spent(game_id: str, path: bool) -> None:
+    """200 ms of the caller's: the strongest level searches until they are spent (or the game is proved); its
+    own node budget or a depth of its own would end it with "nodes" or "depth"."""
+    position = midgame(game_id)
+    level = STRONGEST[game_id]
+    result = best_move(game_id, position, level, Limits(max_time_ms=200), 0, 1)
+    assert result.stop_reason in ("time", "solved"), result
+
+
+def first_moves(game_id: str, level: str) -> set[object]:
+    position = GAMES[game_id].new_position({}, "")
+    return {best_move(game_id, position, level, None, seed, 1).move for seed in range(10)}
+
+
+@pytest.mark.parametrize("game_id", ["reversi", "petak-sawah"])
+def test_every_level_above_the_lowest_varies_its_first_move_by_seed(game_id: str, path: bool) -> None:
+    for level in LEVELS[game_id].levels[1:]:
+        assert len(first_moves(game_id, level.name)) >= 3, level.name
+
+
+def test_kalah_varies_among_its_near_best_moves(path: bool) -> None:
+    """Kalah's start (6 pits, 4 seeds) has one or two moves within the margin and the rest seeds behind (a
+    margin wide enough for three would give seeds away); medium, which counts only the stores, has three."""
+    assert len(first_moves("kalah", "medium")) >= 3
+    assert len(first_moves("kalah", "hard")) >= 2
+
+
+@pytest.mark.parametrize("game_id", SEARCHING_GAMES)
+def test_the_same_seed_gives_the_same_answer(game_id: str, path: bool) -> None:
+    position = midgame(game_id, 4)
+    for level in LEVELS[game_id].levels:
+        first = best_move(game_id, position, level.name, None, 5, 2)
+        again = best_move(game_id, position, level.name, None, 5, 2)
+        assert (first.move, first.value, first.nodes, first.alternatives) == (
+            again.move,
+            again.value,
+            again.nodes,
+            again.alternatives,
+        ), level.name
