@@ -27,9 +27,13 @@ from service.core import GameOverError, Limits, ScoredMove, SearchResult, StopSi
 from service.native import dots_and_boxes, kalah, petak_sawah, reversi, strands
 
 LIBRARY = "gamerules_native"
-ADAPTERS: dict[str, Any] = {"reversi": reversi, "kalah": kalah, "petak-sawah": petak_sawah}
-ADAPTERS["dots-and-boxes"] = dots_and_boxes
-ADAPTERS["strands"] = strands
+ADAPTERS: dict[str, Any] = {
+    "reversi": reversi,
+    "kalah": kalah,
+    "petak-sawah": petak_sawah,
+    "dots-and-boxes": dots_and_boxes,
+    "strands": strands,
+}
 
 DEFAULT_TT_ENTRIES = 1 << 21  # 2M entries of 24 bytes: 48 MB per search, freed when the call returns
 ASPIRATION = 2.0  # the Python search's first root half-width (service.search.alphabeta.ASPIRATION)
@@ -345,9 +349,13 @@ def position_game(position: Any) -> str:
     return _GAME_OF.get(type(position).__name__, "")
 
 
-_GAME_OF = {"ReversiPosition": "reversi", "KalahPosition": "kalah", "PetakSawahPosition": "petak-sawah"}
-_GAME_OF["DotsAndBoxesPosition"] = "dots-and-boxes"
-_GAME_OF["StrandsPosition"] = "strands"
+_GAME_OF = {
+    "ReversiPosition": "reversi",
+    "KalahPosition": "kalah",
+    "PetakSawahPosition": "petak-sawah",
+    "DotsAndBoxesPosition": "dots-and-boxes",
+    "StrandsPosition": "strands",
+}
 
 
 def _answer(
