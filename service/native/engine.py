@@ -24,11 +24,16 @@ from typing import Any
 
 from service import native as kernels
 from service.core import GameOverError, Limits, ScoredMove, SearchResult, StopSignal
-from service.native import dots_and_boxes, kalah, petak_sawah, reversi
+from service.native import dots_and_boxes, kalah, petak_sawah, reversi, strands
 
 LIBRARY = "gamerules_native"
-ADAPTERS: dict[str, Any] = {"reversi": reversi, "kalah": kalah, "petak-sawah": petak_sawah}
-ADAPTERS["dots-and-boxes"] = dots_and_boxes
+ADAPTERS: dict[str, Any] = {
+    "reversi": reversi,
+    "kalah": kalah,
+    "petak-sawah": petak_sawah,
+    "dots-and-boxes": dots_and_boxes,
+    "strands": strands,
+}
 
 DEFAULT_TT_ENTRIES = 1 << 21  # 2M entries of 24 bytes: 48 MB per search, freed when the call returns
 ASPIRATION = 2.0  # the Python search's first root half-width (service.search.alphabeta.ASPIRATION)
@@ -247,7 +252,7 @@ def search(
     handed by ``set_weights``) instead of the hand-written one."""
     run = _function("gr_search_reporting")
     adapter = ADAPTERS.get(position_game(position))
-    if run is None or adapter is None:
+    if run is None or adapter is None or not getattr(adapter, "ALPHA_BETA", True):
         return None
     if position.to_move == 0:
         raise GameOverError("the game is over: there is no move to search", "position")
@@ -344,8 +349,13 @@ def position_game(position: Any) -> str:
     return _GAME_OF.get(type(position).__name__, "")
 
 
-_GAME_OF = {"ReversiPosition": "reversi", "KalahPosition": "kalah", "PetakSawahPosition": "petak-sawah"}
-_GAME_OF["DotsAndBoxesPosition"] = "dots-and-boxes"
+_GAME_OF = {
+    "ReversiPosition": "reversi",
+    "KalahPosition": "kalah",
+    "PetakSawahPosition": "petak-sawah",
+    "DotsAndBoxesPosition": "dots-and-boxes",
+    "StrandsPosition": "strands",
+}
 
 
 def _answer(

@@ -40,9 +40,10 @@ extern const gr_kernel gr_reversi_kernel;
 extern const gr_kernel gr_kalah_kernel;
 extern const gr_kernel gr_petak_sawah_kernel;
 extern const gr_kernel gr_dots_and_boxes_kernel;
+extern const gr_kernel gr_strands_kernel;
 
 static const gr_kernel *const KERNELS[] = {&gr_reversi_kernel, &gr_kalah_kernel, &gr_petak_sawah_kernel,
-                                           &gr_dots_and_boxes_kernel};
+                                           &gr_dots_and_boxes_kernel, &gr_strands_kernel};
 
 #define MAX_PLY 1024
 #define PV_MAX 256

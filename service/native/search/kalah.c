@@ -187,5 +187,5 @@ const gr_kernel gr_kalah_kernel = {
     /* A proof keeps the hint order (extra turns first, then captures): history and killers, which number pits
      * from each mover's own left, order Kalah's proofs badly (Kalah(6,3): proved in 2.0 M nodes with the
      * hints; re-sorted by history, not proved after 100 M). */
-    kl_plies_left, NULL, 1, kl_bounds, NULL, kl_proof_key,
+    kl_plies_left, NULL, 1, kl_bounds, .proof_key = kl_proof_key,
 };

@@ -11,7 +11,8 @@
  *   play makes itself): the core flips a child's value only when the seat to move changes;
  * - values are doubles in the game's own units (final margin), from the point of view of the seat asked;
  * - moves are small non-negative ints below GR_MOVE_RANGE, the kernel's own numbering (the binding maps
- *   them to engine moves).
+ *   them to engine moves); a kernel only the Monte Carlo search (mcts.c) uses may number them up to INT_MAX
+ *   (Strands' covers), and its adapter keeps it from the alpha-beta core (ALPHA_BETA False).
  */
 #ifndef GR_KERNEL_H
 #define GR_KERNEL_H
@@ -54,6 +55,10 @@ typedef struct gr_kernel {
      * when the rest depends on the hashed part alone (Dots and Boxes: the box margin held, the rest on the
      * lines): the table then holds values net of it, one entry for every way of holding the same margin. */
     double (*held)(const void *state);
+    /* Optional (may be NULL): a quick move for Monte Carlo playouts (mcts.c), drawn with gr_random(rng) without
+     * listing every move (Strands: a full cover of a random label, grown from the mover's stones); NULL: the
+     * playouts pick uniformly among moves(). The move is one play() takes, not necessarily one of moves(). */
+    int (*random_move)(const void *state, uint64_t *rng);
     /* Optional (may be NULL): for a proof, a 64-bit key of the part of the state the rest of the game depends
      * on, and in *decided the part of the final value for the seat to move that no move changes any more
      * (Kalah: the pits, and the store margin). The value of a proved node is *decided plus a value of the key
@@ -61,5 +66,14 @@ typedef struct gr_kernel {
      * decided share an entry. */
     uint64_t (*proof_key)(const void *state, double *decided);
 } gr_kernel;
+
+/* The generator of the Monte Carlo search and its playouts: splitmix64, a double in [0, 1). */
+static inline double gr_random(uint64_t *rng) {
+    uint64_t z = (*rng += 0x9e3779b97f4a7c15ULL);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    z ^= z >> 31;
+    return (double)(z >> 11) * 0x1.0p-53;
+}
 
 #endif

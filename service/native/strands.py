@@ -1,0 +1,103 @@
+"""Strands' adapter for the native search (``service/native/search/strands.c``): the engine's layout and stone masks
+in the kernel's state, and moves both ways.
+
+The kernel numbers cells 0.. in board order (the engine's grid bits, sorted) and holds the layout in its state
+(each cell's label in three bit planes), so a state is self-contained. A move is one int: the colex rank of its
+cells among the layout's cells of its label, how many cells, the label (``rank << 6 | count << 3 | label``).
+Every board side (2..9), layout and ``exact_count`` fits, except a layout where some label has so many cells that
+a rank would not fit 25 bits (more than comb(n, k) = 2**25 covers of one size: e.g. 60 cells labelled 6); ``pack``
+answers None for it, and the levels stay on the Python search.
+
+The ranks are far above the alpha-beta core's move range (``GR_MOVE_RANGE``): the kernel serves the Monte Carlo
+search (``engine.mcts``), not ``engine.search`` (``ALPHA_BETA`` False).
+"""
+
+from __future__ import annotations
+
+import struct
+from functools import lru_cache
+from math import comb
+from typing import Any
+
+from service.core.bits import set_bits
+
+KERNEL = "strands"
+ALPHA_BETA = False
+_RANK_BITS = 25
+_WORDS_BYTES = 32  # four 64-bit words: 256 cells, a side-9 board's 217 among them
+_TAIL = struct.Struct("<iiii")  # st_state after the masks: side, to_move, exact, pad
+
+
+class _Packed:
+    """What a layout contributes to every state and move: its label planes, cell numbering and label cells."""
+
+    __slots__ = ("index", "label_cells", "label_index", "planes", "side")
+
+    def __init__(self, layout: Any) -> None:
+        self.side = layout.side
+        self.index = {bit: i for i, bit in enumerate(layout.cells)}  # grid bit -> kernel cell
+        planes = [0, 0, 0]
+        for i, bit in enumerate(layout.cells):
+            for b in range(3):
+                if layout.cell_label[bit] >> b & 1:
+                    planes[b] |= 1 << i
+        self.planes = b"".join(p.to_bytes(_WORDS_BYTES, "little") for p in planes)
+        self.label_cells: tuple[tuple[int, ...], ...] = layout.label_cells  # grid bits per label, ascending
+        self.label_index = {bit: j for cells in self.label_cells for j, bit in enumerate(cells)}
+
+
+@lru_cache(maxsize=64)
+def _packed(layout: Any) -> _Packed | None:
+    for label in range(1, 7):
+        n = len(layout.label_cells[label])
+        if n and max(comb(n, k) for k in range(1, min(label, n) + 1)) >= 1 << _RANK_BITS:
+            return None
+    return _Packed(layout)
+
+
+def _cells(packed: _Packed, mask: int) -> bytes:
+    index = packed.index
+    compact = 0
+    for bit in set_bits(mask):
+        compact |= 1 << index[bit]
+    return compact.to_bytes(_WORDS_BYTES, "little")
+
+
+def pack(position: Any) -> bytes | None:
+    packed = _packed(position.layout)
+    if packed is None:
+        return None
+    return (
+        packed.planes
+        + _cells(packed, position.black)
+        + _cells(packed, position.white)
+        + _TAIL.pack(packed.side, position.to_move, int(position.exact_count), 0)
+    )
+
+
+def move_out(position: Any, move: int) -> Any:
+    """The engine's move (its grid bits, ascending) of a kernel move."""
+    packed = _packed(position.layout)
+    assert packed is not None
+    label, count, rank = move & 7, move >> 3 & 7, move >> 6
+    cells = packed.label_cells[label]
+    at = len(cells)
+    out = []
+    for i in range(count, 0, -1):  # colex: the largest j with comb(j, i) <= rank
+        j = i - 1
+        while j + 1 < at and comb(j + 1, i) <= rank:
+            j += 1
+        rank -= comb(j, i)
+        out.append(cells[j])
+        at = j
+    return tuple(reversed(out))
+
+
+def move_in(position: Any, move: Any) -> int:
+    """The kernel move of an engine move (grid bits of one label)."""
+    packed = _packed(position.layout)
+    assert packed is not None
+    cells = sorted(move)
+    label = position.layout.cell_label[cells[0]]
+    rank = sum(comb(packed.label_index[bit], i + 1) for i, bit in enumerate(cells))
+    return rank << 6 | len(cells) << 3 | label

@@ -1,0 +1,142 @@
+"""Strands' native kernel (``service/native/search/strands.c``) identical to the Python engine
+(``docs/games/strands.md`` by way of ``service/engines/strands``) over random games of every option: every named
+layout, dealt layouts from seeds, custom layouts of every side 2..9, ``exact_count`` on and off. Per position:
+the seat to move, the search's capped candidate moves in the engine's order, every legal move in the engine's
+order (or their count and a window of them when there are many), the position after each candidate and after
+the move played, the evaluation for both seats, the end and the final value."""
+
+from __future__ import annotations
+
+import ctypes
+import random
+from typing import Any
+
+import pytest
+
+from service import native as kernels
+from service.engines import GAMES
+from service.engines.strands.layouts import LAYOUT_CHOICES, row_lengths
+from service.native import engine as native
+from service.native import strands as adapter
+from tests.native.twins import needs
+
+GAME = GAMES["strands"]
+pytestmark = needs("strands")
+LISTED = 3_000  # the kernel lists every legal move up to this many, compared one by one with the engine's
+WINDOW = 64  # above, a window of the engine's paged moves is compared
+
+
+def custom_labels(rng: random.Random, side: int) -> str:
+    rows = []
+    for length in row_lengths(side):
+        rows.append("".join(str(rng.choice((1, 2, 2, 3, 3, 4, 5, 6))) for _ in range(length)))
+    text = "/".join(rows)
+    return text if "2" in text else "2" + text[1:]
+
+
+def start(seed: int) -> Any:
+    """A start position of a random option set: small custom boards most of the time (they are quick), every
+    named and dealt layout often enough."""
+    rng = random.Random(seed)
+    exact = rng.random() < 0.4
+    layout = rng.choice([*LAYOUT_CHOICES, "custom", "custom", "custom", "custom"])
+    options: dict[str, Any] = {"layout": layout, "exact_count": exact}
+    if layout == "custom":
+        options["labels"] = custom_labels(rng, rng.choice((2, 2, 3, 3, 3, 4, 4, 5, 6, 7, 8, 9)))
+    return GAME.new_position(options, f"twin-{seed}")
+
+
+def legal(state: bytes, limit: int) -> tuple[int, list[int]]:
+    function = kernels.kernel(
+        native.LIBRARY,
+        "gr_strands_legal",
+        (ctypes.c_char_p, ctypes.POINTER(ctypes.c_int32), ctypes.c_int64),
+        ctypes.c_int64,
+    )
+    out = (ctypes.c_int32 * limit)()
+    total = function(state, out, limit)
+    return total, list(out[: total if total <= limit else 0])
+
+
+def check_position(kernel: native.Kernel, position: Any, rng: random.Random) -> Any:
+    """The kernel against the engine on ``position``; returns the next position of a random game (None at the end)."""
+    state = kernel.pack(position)
+    assert state is not None
+    assert kernel.to_move(state) == position.to_move
+    assert kernel.plies_left(state) == (position.layout.board & ~(position.black | position.white)).bit_count()
+    for seat in (1, 2):
+        assert kernel.evaluate(state, seat) == position.evaluate(seat), position.to_notation()
+    if position.to_move == 0:
+        assert kernel.moves(state) == []
+        for seat in (1, 2):
+            assert kernel.final_value(state, seat) == position.final_value(seat)
+        return None
+    candidates = position.search_moves()
+    assert kernel.moves(state) == [adapter.move_in(position, m) for m in candidates], position.to_notation()
+    for move in candidates:
+        assert adapter.move_out(position, adapter.move_in(position, move)) == move
+        assert kernel.play(state, adapter.move_in(position, move)) == kernel.pack(position.play(move))
+    count = position.legal_move_count()
+    total, listed = legal(state, LISTED)
+    assert total == count
+    if listed:
+        assert [adapter.move_out(position, m) for m in listed] == position.legal_moves_page(0, count)
+    else:
+        at = rng.randrange(count - WINDOW)
+        window = position.moves_slice(at, WINDOW)
+        assert [kernel.play(state, adapter.move_in(position, m)) for m in window] == [
+            kernel.pack(position.play(m)) for m in window
+        ]
+    move = position.moves_slice(rng.randrange(count), 1)[0]  # a uniformly random legal move, not only full covers
+    child = position.play(move)
+    assert kernel.play(state, adapter.move_in(position, move)) == kernel.pack(child)
+    return child
+
+
+def twin_games(games: int, first_seed: int) -> int:
+    kernel = native.Kernel("strands")
+    checked = 0
+    for seed in range(first_seed, first_seed + games):
+        rng = random.Random(seed)
+        position = start(seed)
+        while position is not None:
+            position = check_position(kernel, position, rng)
+            checked += 1
+    return checked
+
+
+def test_kernel_plays_like_the_engine() -> None:
+    assert twin_games(150, 0) > 1_500
+
+
+@pytest.mark.slow
+def test_kernel_plays_like_the_engine_10k_games() -> None:
+    twin_games(10_000, 1_000)
+
+
+def test_the_kernels_playouts_are_full_covers_of_one_label() -> None:
+    """The random_move hook (playouts) answers legal full covers: the kernel's own playouts reach the end."""
+    for seed in range(20):
+        position = start(seed)
+        rng = random.Random(seed)
+        while position.to_move:
+            move = position.playout_move(rng)
+            groups = {label: (cells, high) for label, cells, _, high in position._move_groups()}
+            label = position.layout.cell_label[move[0]]
+            assert len(move) == groups[label][1]
+            position = position.play(move)
+
+
+def test_a_layout_whose_moves_do_not_fit_stays_on_python() -> None:
+    """60 cells labelled 6 make over 2**25 covers of one size: the adapter answers None (documented)."""
+    rows = [("6" * length) for length in row_lengths(9)]
+    rows[8] = "2" + rows[8][1:]
+    position = GAME.new_position({"layout": "custom", "labels": "/".join(rows)}, "")
+    assert adapter.pack(position) is None
+    small = GAME.new_position({"layout": "custom", "labels": "22/232/22"}, "")
+    assert adapter.pack(small) is not None
+
+
+def test_the_alpha_beta_core_does_not_take_strands() -> None:
+    """Strands moves are ranks above the core's move range: engine.search answers None, mcts takes them."""
+    assert native.search(GAME.new_position({}, "")) is None
