@@ -35,7 +35,9 @@ ADAPTERS: dict[str, Any] = {
     "strands": strands,
 }
 
-DEFAULT_TT_ENTRIES = 1 << 21  # 2M entries of 24 bytes: 48 MB per search, freed when the call returns
+# At most 2M entries of 32 bytes (64 MB) per search: the table starts small and doubles while it fills, and is
+# freed when the call returns.
+DEFAULT_TT_ENTRIES = 1 << 21
 ASPIRATION = 2.0  # the Python search's first root half-width (service.search.alphabeta.ASPIRATION)
 _POLL_SECONDS = 0.005  # how often a caller's stop() is asked while a native search runs
 _PV_MAX = 256
