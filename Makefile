@@ -7,7 +7,6 @@ PY := $(BIN)/python
 INSTALLED := $(VENV)/.installed
 GEN_DIR := service/gen
 GENERATED := $(GEN_DIR)/.generated
-NATIVE := $(patsubst service/native/%.c,$(GEN_DIR)/%.so,$(wildcard service/native/*.c))
 ENGINE := $(GEN_DIR)/gamerules_native.so
 ENGINE_SOURCES := $(wildcard service/native/search/*.c)
 PROTOS := $(wildcard proto/gamerules/v1/*.proto)
@@ -45,7 +44,7 @@ GO_ENV := GO111MODULE=off GOFLAGS= GOPATH=$(CURDIR)/build/gopath:/usr/share/goco
 .PHONY: install browser proto run test lint format typecheck bench lock check-pythons clean examples release-contract tools stubs \
 	client-examples node-example go-example train-reversi
 
-install: $(INSTALLED) $(GENERATED) $(NATIVE) $(ENGINE) $(WHEELS) browser
+install: $(INSTALLED) $(GENERATED) $(ENGINE) $(WHEELS) browser
 
 # The playground's browser tests drive Debian's chromium through chromium-driver. Installed where the session
 # may (root with apt-get, as CI runs); elsewhere those tests skip and say why.
@@ -83,21 +82,16 @@ $(GENERATED): $(INSTALLED) $(PROTOS) clients/python/build_protos.py
 	$(PY) clients/python/build_protos.py $(GEN_DIR) --descriptor-set
 	touch $@
 
-# The native kernels (service/native/*.c), loaded by service/native/__init__.py with ctypes: built code,
-# so they live with the generated code (and after it: that rule empties the directory). Without a C compiler
-# the engines search in Python, more slowly. No fused multiply-add (-ffp-contract=off): a kernel's values
-# must be the same doubles as its Python twin's on every machine.
-$(GEN_DIR)/%.so: service/native/%.c $(GENERATED)
-	$(CC) -O2 -ffp-contract=off -shared -fPIC -o $@ $< -lm || echo "no C compiler: $* runs in Python"
-
 # The native search engine (service/native/search/: the search core and its game kernels), one library
-# loaded by service/native/engine.py with ctypes (which releases the GIL while a search runs). The same flags
-# as the kernels above, for the same reason.
+# loaded by service/native/engine.py with ctypes (which releases the GIL while a search runs): built code, so it
+# lives with the generated code (and after it: that rule empties the directory). Without a C compiler the levels
+# search in Python, more slowly. No fused multiply-add (-ffp-contract=off): a kernel's values must be the same
+# doubles as its Python twin's on every machine.
 $(ENGINE): $(ENGINE_SOURCES) $(wildcard service/native/search/*.h) $(GENERATED)
 	$(CC) -O2 -ffp-contract=off -shared -fPIC -o $@ $(ENGINE_SOURCES) -lm || echo "no C compiler: the search runs in Python"
 
 proto: $(INSTALLED)
-	rm -f $(GENERATED) && $(MAKE) --no-print-directory $(GENERATED) $(NATIVE) $(ENGINE)
+	rm -f $(GENERATED) && $(MAKE) --no-print-directory $(GENERATED) $(ENGINE)
 
 run: install
 	$(PY) -m service.run --grpc-port $(GRPC_PORT) --http-port $(HTTP_PORT)

@@ -3,9 +3,9 @@ command (``clients/python``), and what ``make install`` builds in a checkout, bu
 
 - the ``gamerules.v1`` code and the descriptor set with the proto comments (the OpenAPI document's prose),
   generated from ``proto/`` by ``clients/python/build_protos.py`` into the same layout as ``service/gen``;
-- the native kernels (``service/native/*.c``, and the search engine ``service/native/search/*.c`` as one
-  library) in ``service/gen/``, where ``service.native`` loads them; without a C compiler the wheel has none
-  and the engines search in Python, as in a checkout.
+- the native search engine (``service/native/search/*.c``, the core and every game's kernel, as one library)
+  in ``service/gen/``, where ``service.native`` loads it; without a C compiler the wheel has none and the
+  levels search in Python, as in a checkout.
 
 The rest of the metadata is in ``pyproject.toml``.
 """
@@ -55,11 +55,8 @@ ENGINE_LIBRARY = "gamerules_native"  # the native search engine: service/native/
 
 
 def _kernels() -> list[tuple[str, list[Path]]]:
-    """(library name, its sources): each ``service/native/*.c`` alone, the search engine's sources together
-    (as the Makefile builds them)."""
-    native = HERE / "service" / "native"
-    single = [(source.stem, [source]) for source in sorted(native.glob("*.c"))]
-    return [*single, (ENGINE_LIBRARY, sorted((native / "search").glob("*.c")))]
+    """(library name, its sources): the search engine's sources together, as the Makefile builds them."""
+    return [(ENGINE_LIBRARY, sorted((HERE / "service" / "native" / "search").glob("*.c")))]
 
 
 def _compile_kernels(gen: Path) -> list[Path]:

@@ -96,7 +96,7 @@ CONFIGS = {
     "tiny": Config("tiny", games=40, per_stage=60, exact_empties=8, search_depths=_depths((0, 1)), ridge=4.0),
     # Labelling dominates. The native solve takes a median of 5 ms at 14 empties, 27 ms at 16, 0.14 s at 18
     # and 1.1 s at 20 (CPU of a free core); a learned search of 8 plies about 15 ms at 22 empties, 35 ms at 30,
-    # 6 plies 2-8 ms. Stage 3 (18-23 empties, where the accuracy target lies) searches 7-8 plies, into
+    # 6 plies 2-8 ms. Stage 3 (18-23 empties, where the accuracy benchmark measures) searches 7-8 plies, into
     # the stages fitted on exact labels. ``medium`` (the shipped file) took 38 minutes at ``nice -n 15`` on the
     # shared 2-core development machine (load 10-17, wall-clock times): self-play 129 s, stage 2 (exact
     # solves and 6-ply searches) 650 s, stage 3 (7 plies) 1,010 s, the 4-ply stages 70-90 s each.

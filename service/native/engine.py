@@ -19,6 +19,7 @@ from __future__ import annotations
 import ctypes
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -227,6 +228,45 @@ def _watch(stop: StopSignal, flag: StopFlag, done: threading.Event, fired: list[
             return
 
 
+def run_watched(
+    call: Callable[[], int], stop: StopSignal | None, flag: StopFlag, raised: list[BaseException]
+) -> tuple[int, Any]:
+    """Run ``call`` (a native search that polls ``flag``, the GIL released) while a watcher thread asks the
+    caller's ``stop()``: (the search's error code, what ``stop()`` answered when it fired, or None). An exception
+    a report put in ``raised`` is raised again here, once the C frames are left."""
+    fired: list[Any] = []
+    done = threading.Event()
+    watcher = None
+    if stop is not None:
+        first = stop()
+        if first:
+            flag.set()
+            fired.append(first)
+        else:
+            watcher = threading.Thread(target=_watch, args=(stop, flag, done, fired), daemon=True)
+            watcher.start()
+    try:
+        error = call()
+    finally:
+        done.set()
+        if watcher is not None:
+            watcher.join()
+    if raised:
+        raise raised[0]
+    return error, fired[0] if fired else None
+
+
+def stop_reason(reason: str, stop: StopSignal | None, fired: Any) -> str:
+    """The answer's stop reason: the C loop's, except that a stop on the clock or the flag is told as the
+    caller's stop signal says it, as the Python search reports it: the word it returned ("deadline"), or the
+    reason of a Deadline it is (the C loop only saw the flag or the clock)."""
+    if stop is not None and reason in ("time", "cancelled"):
+        answer = fired or stop()
+        if answer:
+            return answer if isinstance(answer, str) else getattr(stop, "reason", "") or "cancelled"
+    return reason
+
+
 def search(
     position: Any,
     limits: Limits | None = None,
@@ -280,34 +320,15 @@ def search(
     weight = max(1, node_weight)
     raised: list[BaseException] = []
     report = _reporter(getattr(stop, "on_iteration", None), position, adapter, began, weight, flag, raised)
-    fired: list[Any] = []
-    done = threading.Event()
-    watcher = None
-    if stop is not None:
-        first = stop()
-        if first:
-            flag.set()
-            fired.append(first)
-        else:
-            watcher = threading.Thread(target=_watch, args=(stop, flag, done, fired), daemon=True)
-            watcher.start()
-    try:
-        error = run(adapter.KERNEL.encode(), state, ctypes.byref(c_limits), flag.ref, ctypes.byref(result), report)
-    finally:
-        done.set()
-        if watcher is not None:
-            watcher.join()
-    if raised:
-        raise raised[0]
+    error, fired = run_watched(
+        lambda: run(adapter.KERNEL.encode(), state, ctypes.byref(c_limits), flag.ref, ctypes.byref(result), report),
+        stop,
+        flag,
+        raised,
+    )
     if error:
         raise RuntimeError(f"the native search refused the position (error {error})")
-    reason = _REASONS.get(result.stop_reason, "")
-    if stop is not None and reason in ("time", "cancelled"):
-        # The caller's stop signal says why, as the Python search reports it: the word it returned
-        # ("deadline"), or the reason of a Deadline it is; the C loop only saw the flag or the clock.
-        answer = fired[0] if fired else stop()
-        if answer:
-            reason = answer if isinstance(answer, str) else getattr(stop, "reason", "") or "cancelled"
+    reason = stop_reason(_REASONS.get(result.stop_reason, ""), stop, fired)
     return _answer(position, adapter, result, reason, began, iterations, weight)
 
 

@@ -15,13 +15,12 @@ from __future__ import annotations
 
 import ctypes
 import random
-import threading
 import time
 from typing import Any
 
 from service import native as kernels
 from service.core import GameOverError, Limits, ScoredMove, SearchResult, StopSignal
-from service.native.engine import ADAPTERS, LIBRARY, StopFlag, _ends, _watch, position_game
+from service.native.engine import ADAPTERS, LIBRARY, StopFlag, _ends, position_game, run_watched, stop_reason
 
 DEFAULT_ITERATIONS = 1000  # with neither a node nor a time limit (service.search.mcts.DEFAULT_ITERATIONS)
 EXPLORATION = 0.7  # the Python search's UCB1 constant (service.search.mcts.EXPLORATION)
@@ -143,33 +142,15 @@ def mcts(
 
     callback = _REPORT(report) if on_iteration is not None else _REPORT()
     result = _Result()
-    fired: list[Any] = []
-    done = threading.Event()
-    watcher = None
-    if stop is not None:
-        first = stop()
-        if first:
-            flag.set()
-            fired.append(first)
-        else:
-            watcher = threading.Thread(target=_watch, args=(stop, flag, done, fired), daemon=True)
-            watcher.start()
-    try:
-        error = run(adapter.KERNEL.encode(), state, ctypes.byref(c_limits), flag.ref, callback, ctypes.byref(result))
-    finally:
-        done.set()
-        if watcher is not None:
-            watcher.join()
-    if raised:
-        raise raised[0]
+    error, fired = run_watched(
+        lambda: run(adapter.KERNEL.encode(), state, ctypes.byref(c_limits), flag.ref, callback, ctypes.byref(result)),
+        stop,
+        flag,
+        raised,
+    )
     if error:
         raise RuntimeError(f"the native Monte Carlo search refused the position (error {error})")
-    reason = _REASONS.get(result.stop_reason, "")
-    if stop is not None and reason in ("time", "cancelled"):
-        # The caller's stop signal says why, as the Python search reports it (see engine.search).
-        answer = fired[0] if fired else stop()
-        if answer:
-            reason = answer if isinstance(answer, str) else getattr(stop, "reason", "") or "cancelled"
+    reason = stop_reason(_REASONS.get(result.stop_reason, ""), stop, fired)
     return _answer(position, adapter, result, reason, began)
 
 

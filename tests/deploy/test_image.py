@@ -72,22 +72,17 @@ def test_the_build_generates_the_protobuf_code_like_the_makefile():
     assert "clients/python/build_protos.py $(GEN_DIR) --descriptor-set" in makefile
 
 
-def test_the_build_compiles_the_native_kernels_like_the_makefile():
-    """The native kernels (``service/native/*.c``): the same sources, flags and targets as the Makefile's
-    rule, so the image searches as fast as a checkout does (``service.native`` loads
-    ``service/gen/<kernel>.so``); the Makefile builds every kernel there is and so does the image."""
+def test_the_build_compiles_the_native_engine_like_the_makefile():
+    """The native search engine (``service/native/search/*.c``, every kernel with the core in one library): the
+    same sources, flags and target as the Makefile's rule, so the image searches as fast as a checkout does
+    (``service.native`` loads ``service/gen/gamerules_native.so``)."""
     run = " ".join(args for word, args in _stages()[0] if word == "RUN")
     makefile = (ROOT / "Makefile").read_text()
-    native_line = next(line for line in makefile.splitlines() if line.startswith("NATIVE :="))
+    assert "ENGINE_SOURCES := $(wildcard service/native/search/*.c)" in makefile
+    assert "$(CC) -O2 -ffp-contract=off -shared -fPIC -o $@ $(ENGINE_SOURCES) -lm" in makefile
     assert (
-        native_line.split(":=")[1].strip()
-        == "$(patsubst service/native/%.c,$(GEN_DIR)/%.so,$(wildcard service/native/*.c))"
+        "cc -O2 -ffp-contract=off -shared -fPIC -o service/gen/gamerules_native.so service/native/search/*.c -lm" in run
     )
-    assert "$(CC) -O2 -ffp-contract=off -shared -fPIC -o $@ $< -lm" in makefile
-    # Every kernel now lives in the engine's library; the loop stays for a kernel of its own, none when none.
-    assert 'for kernel in service/native/*.c; do [ -e "$kernel" ] || continue;' in run
-    build = 'cc -O2 -ffp-contract=off -shared -fPIC -o "service/gen/$(basename "$kernel" .c).so" "$kernel" -lm'
-    assert build + " || exit 1" in run
     assert "gcc" in run  # the compiler is installed in the builder stage, and only there
     assert not any("gcc" in args for word, args in _stages()[-1] if word == "RUN")
     assert native.library_path(engine.LIBRARY).relative_to(ROOT).as_posix() == "service/gen/gamerules_native.so"

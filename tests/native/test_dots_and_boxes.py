@@ -15,7 +15,7 @@ from service.engines import GAMES
 from service.levels.dots_and_boxes_exact import ExactSolver
 from service.native import engine as native
 from service.search import search
-from tests.native.twins import needs, negamax, random_game
+from tests.native.twins import needs, negamax, twin_games
 
 GAME = GAMES["dots-and-boxes"]
 pytestmark = needs("dots-and-boxes")
@@ -63,22 +63,13 @@ def check_position(kernel: native.Kernel, position: Any) -> int:
     return 1 + len(expected)
 
 
-def twin_games(games: int, first_seed: int) -> int:
-    kernel = native.Kernel("dots-and-boxes")
-    checked = 0
-    for seed in range(first_seed, first_seed + games):
-        for position in random_game(start(seed), random.Random(seed)):
-            checked += check_position(kernel, position)
-    return checked
-
-
 def test_kernel_plays_like_the_engine() -> None:
-    assert twin_games(300, 0) > 50_000
+    assert twin_games("dots-and-boxes", start, 300, 0, check_position) > 50_000
 
 
 @pytest.mark.slow
 def test_kernel_plays_like_the_engine_10k_games() -> None:
-    twin_games(10_000, 1_000)
+    twin_games("dots-and-boxes", start, 10_000, 1_000, check_position)
 
 
 def midgame(seed: int, left: int) -> Any:

@@ -12,7 +12,7 @@ from service.core import Limits
 from service.engines import GAMES
 from service.native import engine as native
 from service.search import search
-from tests.native.twins import check_position, needs, negamax, random_game
+from tests.native.twins import needs, negamax, twin_games
 
 GAME = GAMES["kalah"]
 pytestmark = needs("kalah")
@@ -26,22 +26,13 @@ def start(seed: int) -> object:
     )
 
 
-def twin_games(games: int, first_seed: int) -> int:
-    kernel = native.Kernel("kalah")
-    checked = 0
-    for seed in range(first_seed, first_seed + games):
-        for position in random_game(start(seed), random.Random(seed)):
-            checked += check_position(kernel, position)
-    return checked
-
-
 def test_kernel_plays_like_the_engine() -> None:
-    assert twin_games(300, 0) > 10_000
+    assert twin_games("kalah", start, 300, 0) > 10_000
 
 
 @pytest.mark.slow
 def test_kernel_plays_like_the_engine_10k_games() -> None:
-    twin_games(10_000, 1_000)
+    twin_games("kalah", start, 10_000, 1_000)
 
 
 def small(seed: int, left: int) -> object:

@@ -33,7 +33,7 @@ def random_game(start: Any, rng: random.Random) -> Iterator[Any]:
         yield position
 
 
-def check_position(kernel: native.Kernel, position: Any, variants: Callable[[Any], list[Any]] | None = None) -> int:
+def check_position(kernel: native.Kernel, position: Any) -> int:
     """The kernel against the engine on ``position``: seat to move, the search's moves in order (and as the
     set of legal moves), the position after each move, the evaluation for both seats, the end and the final
     value, the plies left. Returns how many positions it checked (children included)."""
@@ -62,6 +62,19 @@ def check_position(kernel: native.Kernel, position: Any, variants: Callable[[Any
             position.move_notation(move),
         )
     return 1 + len(expected)
+
+
+def twin_games(
+    game_id: str, start: Callable[[int], Any], games: int, first_seed: int, check: Callable[..., int] = check_position
+) -> int:
+    """``check`` (the kernel against the engine) on every position of ``games`` random games, each from
+    ``start(seed)`` and played with ``random.Random(seed)``; returns how many positions it checked."""
+    kernel = native.Kernel(game_id)
+    checked = 0
+    for seed in range(first_seed, first_seed + games):
+        for position in random_game(start(seed), random.Random(seed)):
+            checked += check(kernel, position)
+    return checked
 
 
 def negamax(position: Any, depth: int) -> float:
