@@ -93,10 +93,11 @@ def accuracy(args: argparse.Namespace, tables: list[tuple[str, reversi_learned.P
     for position in positions:
         me, opp = position.sides()
         key = f"{me}/{opp}"
-        values.append(known[key] if key in known else exact(position))
-        known[key] = values[-1]
-    if args.solved:
-        args.solved.write_text(json.dumps(known, sort_keys=True))
+        if key not in known:
+            known[key] = exact(position)
+            if args.solved:  # after every solve: a long run that is stopped keeps what it proved
+                args.solved.write_text(json.dumps(known, sort_keys=True))
+        values.append(known[key])
     spent = time.process_time() - began
 
     def error(evaluate: Callable[[Any, int], float]) -> float:

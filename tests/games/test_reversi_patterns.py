@@ -9,6 +9,7 @@ skipped and the evaluation runs in Python, which the other tests cover.
 from __future__ import annotations
 
 import array
+import ctypes
 import gzip
 import json
 import random
@@ -17,10 +18,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from service import native
 from service.engines.reversi import GAME, ReversiPosition
 from service.engines.reversi import patterns as p
 from service.levels import reversi_learned
 from service.native import library_path
+from service.native import reversi as native_reversi
 
 NATIVE = reversi_learned.native_sum()
 needs_kernel = pytest.mark.skipif(
@@ -114,6 +117,26 @@ def test_native_twin_agrees_on_random_positions() -> None:
     for position in random_positions(3000, 2):
         me, opp = position.sides()
         assert evaluation.total(me, opp) == p.pattern_sum(me, opp, table), position
+
+
+@needs_kernel
+def test_both_native_ways_agree() -> None:
+    """The kernel sums by BMI2 gathers where the CPU has them and by runs elsewhere: the runs, which this machine
+    may not choose, give the Python sum too."""
+    u64 = ctypes.c_uint64
+    runs = native.kernel(
+        native_reversi.LIBRARY,
+        "gr_reversi_pattern_sum_runs",
+        (u64, u64, ctypes.POINTER(ctypes.c_int16)),
+        ctypes.c_int32,
+    )
+    path = native.kernel(native_reversi.LIBRARY, "gr_reversi_pattern_path", (), ctypes.c_int)
+    assert runs is not None and path is not None and path() in (0, 1)
+    table = random_table(5, tied=False)
+    pointer = ctypes.cast((ctypes.c_int16 * p.TABLE_SIZE).from_buffer(table), ctypes.POINTER(ctypes.c_int16))
+    for position in random_positions(2000, 6):
+        me, opp = position.sides()
+        assert runs(me, opp, pointer) == p.pattern_sum(me, opp, table), position
 
 
 def test_a_tied_table_is_the_same_on_every_symmetric_image() -> None:

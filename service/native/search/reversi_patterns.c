@@ -221,18 +221,83 @@ static void init_pieces(void) {
     STEP_COUNT = n;
 }
 
-__attribute__((constructor)) static void init_patterns(void) { init_pieces(); }
+/* With BMI2 (x86 from 2013 on), ``pext`` gathers an instance's squares of a colour into the low bits in one
+ * instruction, in square order; a table per instance turns those bits into its base-3 digits in the instance's own
+ * order. Two gathers and lookups per instance: about half the runs' cost, which keeps the learned search's node
+ * rate (the runs stay for other machines; both are tested against the Python sum). */
+#if (defined(__GNUC__) || defined(__clang__)) && defined(__x86_64__)
+#include <immintrin.h>
+#define GATHER_PATH 1
+#define DIGIT_POOL_SIZE 20000 /* 2^count summed over the instances: 18,880 */
 
-/* The weights' sum for ``me`` to move; ``weights`` is the whole table (STAGES * STAGE_SIZE int16). */
-int32_t gr_reversi_pattern_sum(uint64_t me, uint64_t opp, const int16_t *weights) {
-    int empties = 64 - count(me | opp);
-    int stage = empties / STAGE_WIDTH;
-    const int16_t *table;
+typedef struct {
+    uint64_t mask;
+    const uint16_t *digits; /* pext bits -> sum(bit_j * 3^k), k the instance's order of the j-th lowest square */
+    int32_t offset;
+} Gather;
+
+static Gather GATHERS[INSTANCE_COUNT];
+static int GATHER_COUNT;
+static uint16_t DIGIT_POOL[DIGIT_POOL_SIZE];
+
+static int init_gathers(void) { /* 1 when every instance has its gather */
+    int i, used = 0;
+    for (i = 0; i < INSTANCE_COUNT; i++) {
+        const Instance *p = &INSTANCES[i];
+        int32_t power[64];
+        int k, bits;
+        uint64_t mask = 0;
+        int32_t p3 = 1;
+        if (p->count == 0) continue;
+        if (used + (1 << p->count) > DIGIT_POOL_SIZE) return 0; /* cannot happen: keeps the runs */
+        for (k = 0; k < p->count; k++, p3 *= 3) {
+            mask |= 1ULL << p->squares[k];
+            power[p->squares[k]] = p3;
+        }
+        for (bits = 0; bits < 1 << p->count; bits++) {
+            int32_t digits = 0;
+            uint64_t rest = mask;
+            for (k = 0; rest; k++, rest &= rest - 1)
+                if ((bits >> k) & 1) digits += power[__builtin_ctzll(rest)];
+            DIGIT_POOL[used + bits] = (uint16_t)digits;
+        }
+        GATHERS[GATHER_COUNT++] = (Gather){mask, DIGIT_POOL + used, p->offset};
+        used += 1 << p->count;
+    }
+    return 1;
+}
+
+__attribute__((target("bmi2"))) static int32_t sum_gathered(uint64_t me, uint64_t opp, const int16_t *table) {
+    int32_t total = 0;
+    int q;
+    for (q = 0; q < GATHER_COUNT; q++) {
+        const Gather *g = &GATHERS[q];
+        total += table[g->offset + g->digits[_pext_u64(me, g->mask)] + 2 * g->digits[_pext_u64(opp, g->mask)]];
+    }
+    return total;
+}
+#endif
+
+static int32_t sum_runs(uint64_t me, uint64_t opp, const int16_t *table);
+
+/* The instances' part of the sum: by gathers where the CPU has them, else by runs; chosen once at load. */
+static int32_t (*sum_instances)(uint64_t, uint64_t, const int16_t *) = sum_runs;
+
+__attribute__((constructor)) static void init_patterns(void) {
+    init_pieces();
+#ifdef GATHER_PATH
+    __builtin_cpu_init();
+    if (__builtin_cpu_supports("bmi2") && init_gathers()) sum_instances = sum_gathered;
+#endif
+}
+
+/* 1 when the sum gathers with BMI2, 0 when it reads runs (the tests check both against the Python sum). */
+int gr_reversi_pattern_path(void) { return sum_instances != sum_runs; }
+
+static int32_t sum_runs(uint64_t me, uint64_t opp, const int16_t *table) {
     uint64_t mine[VIEWS], theirs[VIEWS];
     int32_t total = 0, index = 0;
     int q;
-    if (stage > STAGES - 1) stage = STAGES - 1;
-    table = weights + (int64_t)stage * STAGE_SIZE;
     views(me, mine);
     views(opp, theirs);
     for (q = 0; q < STEP_COUNT; q++) {
@@ -245,8 +310,31 @@ int32_t gr_reversi_pattern_sum(uint64_t me, uint64_t opp, const int16_t *weights
             index = 0;
         }
     }
+    return total;
+}
+
+static const int16_t *stage_table(uint64_t me, uint64_t opp, const int16_t *weights) {
+    int stage = (64 - count(me | opp)) / STAGE_WIDTH;
+    return weights + (int64_t)(stage > STAGES - 1 ? STAGES - 1 : stage) * STAGE_SIZE;
+}
+
+static int32_t squareless(const int16_t *table) {
+    int32_t total = 0;
+    int q;
     for (q = 0; q < SQUARELESS_COUNT; q++) total += table[SQUARELESS[q]];
     return total;
+}
+
+/* The weights' sum for ``me`` to move; ``weights`` is the whole table (STAGES * STAGE_SIZE int16). */
+int32_t gr_reversi_pattern_sum(uint64_t me, uint64_t opp, const int16_t *weights) {
+    const int16_t *table = stage_table(me, opp, weights);
+    return sum_instances(me, opp, table) + squareless(table);
+}
+
+/* The same sum by runs whatever the CPU (the tests compare it with the Python sum where gathers are chosen). */
+int32_t gr_reversi_pattern_sum_runs(uint64_t me, uint64_t opp, const int16_t *weights) {
+    const int16_t *table = stage_table(me, opp, weights);
+    return sum_runs(me, opp, table) + squareless(table);
 }
 
 /* The table the native search's kernel evaluates with: set once, before any search, by the Python that loaded
