@@ -12,10 +12,12 @@ Three measurements, seeded, each printed against its target with met/MISSED:
    ~10x more each two empties, so the default is a sample (the count and range are flags).
 2. **Play**: the expert's search with the learned evaluation against the same search with the hand-written
    one, ``--move-ms`` per move for both, ``--games`` games from seeded openings (``--opening`` random plies),
-   each opening played twice with the colours swapped. Target: the learned side wins 85 % (a draw counts
-   half). The expert's search is ``reversi.expert_search``: ``--engine native`` (the default where it is
-   built) the native search engine as the expert uses it on 8x8, its kernel's learned evaluation against its
-   hand-written one; ``--engine python`` the Python search with either ``evaluate=``.
+   each opening played twice with the colours swapped; openings more than ``--balanced`` discs from even by
+   the hand-written evaluation's 8-ply search are set aside, as Othello's XOT openings are chosen (``openings``).
+   Target: the learned side wins 85 % (a draw counts half). The expert's search is ``reversi.expert_search``:
+   ``--engine native`` (the default where it is built) the native search engine as the expert uses it on 8x8,
+   its kernel's learned evaluation against its hand-written one; ``--engine python`` the Python search with
+   either ``evaluate=``.
 3. **Node rate**: the same middle-game searches (``--rate-positions`` positions, depth-unlimited, ``--rate-ms``
    each) with either evaluation on the same engine, nodes per CPU second. Target: the learned side keeps 60 %
    of the baseline's rate. On the Python search, also printed with the pattern sum's Python twin.
@@ -50,6 +52,8 @@ MAE_TARGET = 0.5  # learned error / hand-written error, at most
 WIN_TARGET = 0.85
 RATE_TARGET = 0.6
 SOLVE_TT = 1 << 20  # the exact solves' table
+BALANCED = 4.0  # the match's openings are within this many discs of even (``openings``)
+BALANCE_DEPTH = 8
 
 Evaluate = Callable[[Any, int], float] | None
 Player = Callable[[ReversiPosition, Limits, bool], Any]  # (position, limits, learned) -> SearchResult
@@ -129,6 +133,32 @@ def opening(index: int, plies: int, seed: int) -> ReversiPosition:
             return position
 
 
+def balance(position: ReversiPosition) -> float:
+    """The opening's value for the seat to move by a ``BALANCE_DEPTH``-ply search with the hand-written
+    evaluation (the baseline's own judgement, the same on either engine)."""
+    limits = Limits(max_depth=BALANCE_DEPTH)
+    found = engine.search(position, limits) if engine.available("reversi") else None
+    return found.value if found is not None else search(position, limits).value
+
+
+def openings(count: int, plies: int, seed: int, within: float) -> tuple[list[ReversiPosition], int]:
+    """``count`` seeded openings of ``plies`` random plies, each judged within ``within`` discs of even by
+    ``balance`` (0: every opening), and how many were drawn and set aside. From a lopsided opening each side
+    wins with the favoured colour whatever its strength, so the pair measures nothing: engine matches play
+    balanced openings (Othello's XOT set: 8 random plies, kept when a deep search finds them close)."""
+    out: list[ReversiPosition] = []
+    skipped = 0
+    index = 0
+    while len(out) < count:
+        position = opening(index, plies, seed)
+        index += 1
+        if within and abs(balance(position)) > within:
+            skipped += 1
+            continue
+        out.append(position)
+    return out, skipped
+
+
 def expert(learned: reversi_learned.PatternEvaluation) -> Player:
     """The expert's search (``reversi.expert_search``) with the learned evaluation or the hand-written one."""
 
@@ -154,8 +184,8 @@ def match(args: argparse.Namespace, player: Player) -> bool | None:
     margins = []
     began = time.perf_counter()
     pairs = max(1, args.games // 2)
-    for index in range(pairs):
-        start = opening(index, args.opening, args.seed)
+    starts, skipped = openings(pairs, args.opening, args.seed, args.balanced)
+    for start in starts:
         for learned_seat in (1, 2):
             end = play(start, player, learned_seat, args.move_ms)
             margin = end.final_value(learned_seat)
@@ -166,7 +196,8 @@ def match(args: argparse.Namespace, player: Player) -> bool | None:
     rate = (wins + draws / 2) / (2 * pairs)
     print(
         f"play: expert search ({args.engine}), learned vs hand-written evaluation, {args.move_ms} ms a move, "
-        f"{2 * pairs} games ({pairs} openings x both colours) in {time.perf_counter() - began:.0f} s: learned {wins} "
+        f"{2 * pairs} games ({pairs} openings x both colours; {skipped} drawn openings set aside as more than "
+        f"{args.balanced:g} discs from even) in {time.perf_counter() - began:.0f} s: learned {wins} "
         f"wins, {draws} draws, {losses} losses, mean margin {statistics.fmean(margins):+.1f}; score {rate:.0%} "
         f"(target >= {WIN_TARGET:.0%}): {verdict(rate >= WIN_TARGET)}"
     )
@@ -230,6 +261,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--games", type=int, default=10, help="games of the match (even; issue: 100)")
     parser.add_argument("--move-ms", type=int, default=100, help="time per move of both sides")
     parser.add_argument("--opening", type=int, default=8, help="random plies of each opening")
+    parser.add_argument(
+        "--balanced",
+        type=float,
+        default=BALANCED,
+        help=f"keep openings within this many discs of even by a {BALANCE_DEPTH}-ply search (0: every opening)",
+    )
     parser.add_argument("--rate-positions", type=int, default=6, help="middle-game positions of the node rate")
     parser.add_argument("--rate-ms", type=int, default=1000, help="search time on each")
     parser.add_argument("--seed", type=int, default=1)

@@ -15,6 +15,8 @@ what ``GAMERULES_NO_NATIVE=1`` does), measured in the same run: the baseline.
    with ``--move-ms`` of the caller's per move (``limits.maxTimeMs``). Targets: 95 % of the games for Reversi
    (issue 14: against today's expert), 90 % for the others (draws count as not won).
 
+The matches start from seeded openings, each played twice with the colours swapped; for Reversi and Kalah
+only openings their native search finds close to even (``BALANCE``; ``--any-opening`` plays every one).
 Game counts are modest (the box is shared); every line says how many games it played. ``--own-nodes N``
 puts a node budget of N in place of the levels' own in parts 1 and 2 (a quick run, as the smoke test does).
 """
@@ -41,6 +43,9 @@ STRONGEST = {"reversi": "expert", "kalah": "hard", "petak-sawah": "hard"}
 OPENING_PLIES = {"reversi": 4, "kalah": 2, "petak-sawah": 2}
 COST_TARGET = 10.0
 TIME_TARGETS = {"reversi": 0.95, "kalah": 0.90, "petak-sawah": 0.90}
+# Openings kept (``openings``): (search depth, largest |value|) by game, in discs and seeds. Petak Sawah's
+# openings are all within 3 points of even (30 drawn: -1 to 3), so it keeps every one.
+BALANCE = {"reversi": (8, 4.0), "kalah": (12, 4.0)}
 
 
 def on_path(use_native: bool, work: Callable[[], Any]) -> Any:
@@ -70,11 +75,31 @@ def cost(game_id: str, positions: list[Any], own: Limits | None) -> tuple[float,
     )
 
 
-def play(game_id: str, level: str, limits: Limits | None, index: int, native_seat: int, seed: int) -> float:
-    """One game from the ``index``-th opening, ``level`` natively in ``native_seat`` against ``level`` in
-    Python; the final margin for the native side."""
+def openings(game_id: str, count: int, seed: int, balanced: bool) -> list[Any]:
+    """``count`` seeded openings of ``OPENING_PLIES`` random plies; with ``balanced``, where ``BALANCE`` has the
+    game, only those its native search (the game's hand-written evaluation, a fixed depth) finds within a few
+    points of even. From a lopsided opening each side wins with the favoured colour whatever its strength, so
+    the pair measures nothing; engine matches play balanced openings (Othello's XOT set: random plies, kept
+    when a deep search finds them close)."""
     game = GAMES[game_id]
-    position = opening(game, {}, OPENING_PLIES[game_id], seed, "native", index)
+    depth, within = BALANCE.get(game_id, (0, 0.0)) if balanced else (0, 0.0)
+    out: list[Any] = []
+    index = 0
+    while len(out) < count:
+        position = opening(game, {}, OPENING_PLIES[game_id], seed, "native", index)
+        index += 1
+        if within:
+            judged = on_path(True, lambda p=position: engine.search(p, Limits(max_depth=depth)))
+            if judged is not None and abs(judged.value) > within:
+                continue
+        out.append(position)
+    return out
+
+
+def play(game_id: str, level: str, limits: Limits | None, start: Any, native_seat: int, seed: int, index: int) -> float:
+    """One game from ``start`` (the ``index``-th opening), ``level`` natively in ``native_seat`` against ``level``
+    in Python; the final margin for the native side."""
+    position = start
     ply = 0
     while position.outcome() is None:
         seat = position.to_move
@@ -87,9 +112,10 @@ def play(game_id: str, level: str, limits: Limits | None, index: int, native_sea
     return float(position.final_value(native_seat))
 
 
-def match(game_id: str, level: str, limits: Limits | None, games: int, seed: int) -> tuple[int, int, int, float]:
-    """(wins, draws, losses, mean margin) of the native side over ``games`` games (pairs, colours swapped)."""
-    margins = [play(game_id, level, limits, k // 2, 1 + k % 2, seed) for k in range(games)]
+def match(game_id: str, level: str, limits: Limits | None, starts: list[Any], seed: int) -> tuple[int, int, int, float]:
+    """(wins, draws, losses, mean margin) of the native side over two games from each of ``starts`` (colours
+    swapped)."""
+    margins = [play(game_id, level, limits, starts[k // 2], 1 + k % 2, seed, k // 2) for k in range(2 * len(starts))]
     wins = sum(m > 0 for m in margins)
     draws = sum(m == 0 for m in margins)
     return wins, draws, len(margins) - wins - draws, statistics.mean(margins)
@@ -106,6 +132,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--move-ms", type=int, default=100, help="time per move of part 3 (default 100)")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--only", nargs="*", default=list(GAMES_TESTED), choices=GAMES_TESTED)
+    parser.add_argument(
+        "--any-opening", action="store_true", help="play every drawn opening, lopsided ones too (see BALANCE)"
+    )
     parser.add_argument(
         "--own-nodes", type=int, default=0, help="a node budget in place of the levels' own (a quick run; 0: theirs)"
     )
@@ -126,7 +155,8 @@ def main(argv: list[str] | None = None) -> int:
             f"{ratio:.1f}x the best moves per CPU second (target >= {COST_TARGET:g}x)",
             flush=True,
         )
-        wins, draws, losses, margin = match(game_id, level, own, args.games, args.seed)
+        starts = openings(game_id, max(1, args.games // 2), args.seed, not args.any_opening)
+        wins, draws, losses, margin = match(game_id, level, own, starts, args.seed)
         equal = wins >= losses
         print(
             f"{game_id} {level}, own limits, native vs Python: {wins} wins, {draws} draws, {losses} losses in "
@@ -137,7 +167,7 @@ def main(argv: list[str] | None = None) -> int:
             f"{game_id}: cost {ratio:.1f}x at equal or better strength: {verdict(ratio >= COST_TARGET and equal)}"
         )
         strongest = STRONGEST[game_id]
-        wins, draws, losses, margin = match(game_id, strongest, Limits(max_time_ms=args.move_ms), args.games, args.seed)
+        wins, draws, losses, margin = match(game_id, strongest, Limits(max_time_ms=args.move_ms), starts, args.seed)
         rate = wins / args.games
         target = TIME_TARGETS[game_id]
         print(

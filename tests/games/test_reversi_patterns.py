@@ -21,6 +21,7 @@ import pytest
 from service import native
 from service.engines.reversi import GAME, ReversiPosition
 from service.engines.reversi import patterns as p
+from service.learn.reversi import CONFIGS
 from service.levels import reversi_learned
 from service.native import library_path
 from service.native import reversi as native_reversi
@@ -170,7 +171,8 @@ def test_the_shipped_weights_load_and_are_versioned() -> None:
     weights = p.load_weights()
     assert weights.version == p.VERSION
     assert len(weights.table) == p.TABLE_SIZE
-    assert weights.header["trained"]["name"] in ("tiny", "small", "medium", "full")
+    trained = weights.header["trained"]
+    assert trained == CONFIGS[trained["name"]].record(), "the file was made by a configuration of the pipeline"
     assert any(weights.table), "a trained table is not all zeros"
     shipped = reversi_learned.shipped()
     position = random_positions(30, 10)[-1]
