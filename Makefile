@@ -172,10 +172,10 @@ bench: install
 	$(PY) -m bench
 
 # Fit Reversi's pattern weights (service/learn/reversi.py) into the package's data file, the one the service
-# loads: CONFIG=small takes minutes, CONFIG=medium (the shipped file) about half an hour of one core, CONFIG=full
-# (the default) an estimated 4 hours (see CONFIGS there). Labels come from the native search engine. Seeded: a
+# loads: CONFIG=small takes minutes, CONFIG=large (the default and the shipped file) about 40 minutes of one core,
+# CONFIG=full an estimated 4 hours (see CONFIGS there). Labels come from the native search engine. Seeded: a
 # configuration reproduces its file bit for bit.
-CONFIG ?= full
+CONFIG ?= large
 train-reversi: install
 	$(PY) -m service.learn.reversi --config $(CONFIG)
 

@@ -37,6 +37,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from bench.strength import balanced_openings
 from service import native
 from service.core import Limits
 from service.engines.reversi import GAME, ReversiPosition
@@ -142,21 +143,9 @@ def balance(position: ReversiPosition) -> float:
 
 
 def openings(count: int, plies: int, seed: int, within: float) -> tuple[list[ReversiPosition], int]:
-    """``count`` seeded openings of ``plies`` random plies, each judged within ``within`` discs of even by
-    ``balance`` (0: every opening), and how many were drawn and set aside. From a lopsided opening each side
-    wins with the favoured colour whatever its strength, so the pair measures nothing: engine matches play
-    balanced openings (Othello's XOT set: 8 random plies, kept when a deep search finds them close)."""
-    out: list[ReversiPosition] = []
-    skipped = 0
-    index = 0
-    while len(out) < count:
-        position = opening(index, plies, seed)
-        index += 1
-        if within and abs(balance(position)) > within:
-            skipped += 1
-            continue
-        out.append(position)
-    return out, skipped
+    """``count`` seeded openings of ``plies`` random plies, each within ``within`` discs of even by ``balance``
+    (0: every opening), and how many were set aside (``bench.strength.balanced_openings``)."""
+    return balanced_openings(lambda index: opening(index, plies, seed), count, balance, within)
 
 
 def expert(learned: reversi_learned.PatternEvaluation) -> Player:

@@ -31,7 +31,7 @@ from collections.abc import Callable
 from typing import Any
 
 from bench.level_cost import sample_positions
-from bench.strength import opening
+from bench.strength import balanced_openings, opening
 from service import native
 from service.core import Limits
 from service.engines import GAMES
@@ -77,23 +77,19 @@ def cost(game_id: str, positions: list[Any], own: Limits | None) -> tuple[float,
 
 def openings(game_id: str, count: int, seed: int, balanced: bool) -> list[Any]:
     """``count`` seeded openings of ``OPENING_PLIES`` random plies; with ``balanced``, where ``BALANCE`` has the
-    game, only those its native search (the game's hand-written evaluation, a fixed depth) finds within a few
-    points of even. From a lopsided opening each side wins with the favoured colour whatever its strength, so
-    the pair measures nothing; engine matches play balanced openings (Othello's XOT set: random plies, kept
-    when a deep search finds them close)."""
+    game, only those its native search (the game's hand-written evaluation, a fixed depth) finds close to even
+    (``bench.strength.balanced_openings``)."""
     game = GAMES[game_id]
     depth, within = BALANCE.get(game_id, (0, 0.0)) if balanced else (0, 0.0)
-    out: list[Any] = []
-    index = 0
-    while len(out) < count:
-        position = opening(game, {}, OPENING_PLIES[game_id], seed, "native", index)
-        index += 1
-        if within:
-            judged = on_path(True, lambda p=position: engine.search(p, Limits(max_depth=depth)))
-            if judged is not None and abs(judged.value) > within:
-                continue
-        out.append(position)
-    return out
+
+    def judge(position: Any) -> float:
+        judged = on_path(True, lambda: engine.search(position, Limits(max_depth=depth)))
+        return judged.value if judged is not None else 0.0
+
+    def draw(index: int) -> Any:
+        return opening(game, {}, OPENING_PLIES[game_id], seed, "native", index)
+
+    return balanced_openings(draw, count, judge, within)[0]
 
 
 def play(game_id: str, level: str, limits: Limits | None, start: Any, native_seat: int, seed: int, index: int) -> float:

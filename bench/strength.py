@@ -38,7 +38,7 @@ import random
 import statistics
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -143,6 +143,26 @@ def opening(game: Game, options: dict[str, Any], plies: int, seed: int, label: s
             break
         position, _ = position.apply(random_move(position, rng))
     return position
+
+
+def balanced_openings(
+    draw: Callable[[int], Any], count: int, judge: Callable[[Any], float], within: float
+) -> tuple[list[Any], int]:
+    """The first ``count`` of the openings ``draw(0), draw(1), ...`` that ``judge`` (a value for the seat to
+    move) finds within ``within`` points of even, every one when ``within`` is 0; and how many were set aside.
+    From a lopsided opening each side wins with the favoured colour whatever its strength, so a colour-swapped
+    pair from it measures nothing: engine matches play balanced openings (Othello's XOT set: random plies,
+    kept when a deep search finds them close)."""
+    out: list[Any] = []
+    index = skipped = 0
+    while len(out) < count:
+        position = draw(index)
+        index += 1
+        if within and abs(judge(position)) > within:
+            skipped += 1
+        else:
+            out.append(position)
+    return out, skipped
 
 
 @dataclass
