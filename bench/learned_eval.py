@@ -174,6 +174,11 @@ def match(args: argparse.Namespace, player: Player) -> bool | None:
     began = time.perf_counter()
     pairs = max(1, args.games // 2)
     starts, skipped = openings(pairs, args.opening, args.seed, args.balanced)
+    kept = (
+        f"{skipped} drawn openings set aside as more than {args.balanced:g} discs from even"
+        if args.balanced
+        else "every opening drawn"
+    )
     for start in starts:
         for learned_seat in (1, 2):
             end = play(start, player, learned_seat, args.move_ms)
@@ -185,8 +190,8 @@ def match(args: argparse.Namespace, player: Player) -> bool | None:
     rate = (wins + draws / 2) / (2 * pairs)
     print(
         f"play: expert search ({args.engine}), learned vs hand-written evaluation, {args.move_ms} ms a move, "
-        f"{2 * pairs} games ({pairs} openings x both colours; {skipped} drawn openings set aside as more than "
-        f"{args.balanced:g} discs from even) in {time.perf_counter() - began:.0f} s: learned {wins} "
+        f"{2 * pairs} games ({pairs} openings x both colours; {kept}) in {time.perf_counter() - began:.0f} s: "
+        f"learned {wins} "
         f"wins, {draws} draws, {losses} losses, mean margin {statistics.fmean(margins):+.1f}; score {rate:.0%} "
         f"(target >= {WIN_TARGET:.0%}): {verdict(rate >= WIN_TARGET)}"
     )
