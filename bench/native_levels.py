@@ -43,8 +43,8 @@ STRONGEST = {"reversi": "expert", "kalah": "hard", "petak-sawah": "hard"}
 OPENING_PLIES = {"reversi": 4, "kalah": 2, "petak-sawah": 2}
 COST_TARGET = 10.0
 TIME_TARGETS = {"reversi": 0.95, "kalah": 0.90, "petak-sawah": 0.90}
-# Openings kept (``openings``): (search depth, largest |value|) by game, in discs and seeds. Petak Sawah's
-# openings are all within 3 points of even (30 drawn: -1 to 3), so it keeps every one.
+# Openings kept (``openings``): (search depth, largest |value|) by game, in discs and seeds. Petak Sawah keeps
+# every opening: after its 2 random plies the board is still close to even.
 BALANCE = {"reversi": (8, 4.0), "kalah": (12, 4.0)}
 
 

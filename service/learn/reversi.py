@@ -96,15 +96,14 @@ CONFIGS = {
     "tiny": Config("tiny", games=40, per_stage=60, exact_empties=8, search_depths=_depths((0, 1)), ridge=4.0),
     # Labelling dominates. The native solve takes a median of 5 ms at 14 empties, 27 ms at 16, 0.14 s at 18
     # and 1.1 s at 20 (CPU of a free core); a learned search of 8 plies about 15 ms at 22 empties, 35 ms at 30,
-    # 6 plies 2-8 ms. Held-out accuracy grows with the positions more than with the labels' depth: against the
-    # same 292 exact solves at 20-24 empties, ``medium`` (20,000 positions a stage, 7-ply labels where
-    # measured) errs 0.64 of the hand-written estimate, a first ``large`` of 30,000 (exact to 17 empties, 8
-    # plies) 0.61, ``large`` as below (150,000, 7 plies) 0.57 and ``wide`` (300,000, 6 plies) 0.56; the fit's
-    # training error stays near 4.5 discs, so the rest is positions the fit has not seen. ``large`` (the
-    # shipped file) took 39 minutes on the 2-core development machine, the other core busy: self-play 184 s,
-    # stage 2 (exact solves to 14 empties, then 6 plies) 228 s, stages 3 and 4 (7 plies) 440 s and 664 s, the
-    # 5-ply stages 165-245 s each. ``wide`` took 49 minutes and is not shipped: 0.13 disc better for twice the
-    # positions and shallower labels. ``full`` has not been run.
+    # 6 plies 2-8 ms. Held-out accuracy grows with the positions: against the same 292 exact solves at 20-24
+    # empties, ``medium`` (20,000 positions a stage, 7-ply labels where measured) errs 0.64 of the hand-written
+    # estimate, ``large`` (150,000, 7 plies) 0.57 and ``wide`` (300,000, 6 plies) 0.56; the fit's training
+    # error at 18-23 empties stays near 4.5 discs, so the rest is positions the fit has not seen. ``large``
+    # (the shipped file) took 39 minutes on the 2-core development machine, the other core busy: self-play
+    # 184 s, stage 2 (exact solves to 14 empties, then 6 plies) 228 s, stages 3 and 4 (7 plies) 440 s and
+    # 664 s, the 5-ply stages 165-245 s each. ``wide`` took 49 minutes and is not shipped: 0.13 disc better
+    # for twice the positions and shallower labels. ``full`` has not been run.
     "small": Config("small", games=1500, per_stage=4000, exact_empties=14, search_depths=_depths((0, 4)), ridge=8.0),
     "medium": Config(
         "medium",

@@ -3,6 +3,7 @@ gateway process (``service.api.gateway_server``: granian) in front of it."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import socket
 import subprocess
@@ -70,11 +71,15 @@ def gateway_command(port: int, backend: str, workers: int = 1) -> list[str]:
 QUIET = {"GAMERULES_LOG_LEVEL": "WARNING"}
 
 
-@pytest.fixture(scope="session")
-def gateway_url(grpc_address: str) -> Iterator[str]:
-    """A real gateway process, forwarding to the in-process gRPC server."""
+@contextlib.contextmanager
+def running_gateway(
+    backend: str, workers: int = 1, extra: tuple[str, ...] = (), env: dict[str, str] | None = None
+) -> Iterator[str]:
+    """A gateway process (``gateway_command`` and ``extra`` arguments, which win) on a free port in front of
+    ``backend``, quiet, with ``env`` added to the environment: its URL once it answers, terminated after."""
     port = free_port()
-    process = subprocess.Popen(gateway_command(port, grpc_address), env={**os.environ, **QUIET})
+    command = [*gateway_command(port, backend, workers), *extra]
+    process = subprocess.Popen(command, env={**os.environ, **QUIET, **(env or {})})
     url = f"http://127.0.0.1:{port}"
     try:
         wait_http(url + "/healthz")
@@ -82,6 +87,13 @@ def gateway_url(grpc_address: str) -> Iterator[str]:
     finally:
         process.terminate()
         process.wait(timeout=20)
+
+
+@pytest.fixture(scope="session")
+def gateway_url(grpc_address: str) -> Iterator[str]:
+    """A real gateway process, forwarding to the in-process gRPC server."""
+    with running_gateway(grpc_address) as url:
+        yield url
 
 
 def http(

@@ -25,21 +25,8 @@ from grpc_status import rpc_status
 from gamerules.v1 import gamerules_pb2 as pb
 from service.api.server import ServerConfig, create_server
 from service.api.servicer import ServiceConfig
-from tests.api.conftest import QUIET, free_port, gateway_command, http, wait_http
+from tests.api.conftest import free_port, gateway_command, http, running_gateway, wait_http
 from tests.api.test_serving import START, ServerProcess, best_move_request, fresh_stub, server_process
-
-
-@contextlib.contextmanager
-def gateway(backend: str, env: dict[str, str] | None = None) -> Iterator[str]:
-    port = free_port()
-    process = subprocess.Popen(gateway_command(port, backend), env={**os.environ, **QUIET, **(env or {})})
-    url = f"http://127.0.0.1:{port}"
-    try:
-        wait_http(url + "/healthz")
-        yield url
-    finally:
-        process.terminate()
-        process.wait(timeout=20)
 
 
 @pytest.fixture(scope="module")
@@ -47,7 +34,7 @@ def served() -> Iterator[tuple[ServerProcess, str]]:
     """Two gRPC workers behind one gateway worker with 16 connections."""
     with (
         server_process(workers=2) as running,
-        gateway(running.address, {"GAMERULES_GRPC_TARGET_CONNECTIONS": "16"}) as url,
+        running_gateway(running.address, env={"GAMERULES_GRPC_TARGET_CONNECTIONS": "16"}) as url,
     ):
         yield running, url
 

@@ -10,8 +10,6 @@ that a notation belongs to another game), never as malformed.
 from __future__ import annotations
 
 import json
-import os
-import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -24,7 +22,7 @@ from service.api.errors import HTTP_STATUS
 from service.api.openapi import openapi_document
 from service.api.server import ServerConfig, create_server
 from service.api.servicer import ServiceConfig
-from tests.api.conftest import QUIET, free_port, gateway_command, http, wait_http
+from tests.api.conftest import http, running_gateway
 
 ROOT = Path(__file__).resolve().parents[2]
 # The reasons of a game's rules: a schema-valid request may break one. Any other 400 (INVALID_JSON, a REQUIRED
@@ -49,17 +47,10 @@ def fuzzed_gateway() -> Iterator[str]:
     """A gateway (two workers) in front of a server whose searches are capped at 100 ms."""
     config = ServerConfig(service=ServiceConfig(max_think_ms=100, search_slots=2, search_queue=4))
     running = create_server(config, address="127.0.0.1:0")
-    port = free_port()
-    process = subprocess.Popen(
-        gateway_command(port, f"127.0.0.1:{running.port}", workers=2), env={**os.environ, **QUIET}
-    )
-    url = f"http://127.0.0.1:{port}"
     try:
-        wait_http(url + "/healthz")
-        yield url
+        with running_gateway(f"127.0.0.1:{running.port}", workers=2) as url:
+            yield url
     finally:
-        process.terminate()
-        process.wait(timeout=20)
         running.shutdown(1)
 
 

@@ -6,10 +6,7 @@ processes."""
 
 from __future__ import annotations
 
-import contextlib
 import json
-import os
-import subprocess
 import threading
 import time
 import urllib.request
@@ -22,8 +19,8 @@ from gamerules.v1 import gamerules_pb2 as pb
 from service.api.gateway_pacing import Pacing
 from service.api.server import ServerConfig, create_server
 from service.api.servicer import ServiceConfig
-from tests.api.conftest import QUIET, free_port, gateway_command, http, wait_http
-from tests.api.test_faults import gateway, legal_moves, long_search
+from tests.api.conftest import http, running_gateway
+from tests.api.test_faults import legal_moves, long_search
 from tests.api.test_serving import best_move_request, fresh_stub
 
 HELD = "gamerules_gateway_held_refusals_total"
@@ -75,7 +72,7 @@ def test_refused_best_moves_are_held_on_threads_of_their_own_while_rules_calls_a
     deadline is near (the hold, 60 s, is longer than any deadline here), and a legal-move call is answered
     meanwhile; each then gets its 429 with Retry-After, before its deadline."""
     hold = {"GAMERULES_GATEWAY_REFUSAL_HOLD_S": "60", "GAMERULES_GATEWAY_WAITING_BEST_MOVES": "16"}
-    with gateway(busy_server, hold) as url, futures.ThreadPoolExecutor(12) as pool:
+    with running_gateway(busy_server, env=hold) as url, futures.ThreadPoolExecutor(12) as pool:
         # 6 reach the server (the worker's share for best moves) and are refused there, 6 at the gateway.
         calls = [pool.submit(refused_best_move, url, "5S") for _ in range(12)]
         wait_held(url, 12)
@@ -91,7 +88,7 @@ def test_refused_best_moves_are_held_on_threads_of_their_own_while_rules_calls_a
 def test_refusals_beyond_the_held_ones_are_answered_at_once(busy_server):
     """With one hold slot, a second refused best move gets its 429 while the first is still held."""
     hold = {"GAMERULES_GATEWAY_REFUSAL_HOLD_S": "60", "GAMERULES_GATEWAY_WAITING_BEST_MOVES": "1"}
-    with gateway(busy_server, hold) as url, futures.ThreadPoolExecutor(1) as pool:
+    with running_gateway(busy_server, env=hold) as url, futures.ThreadPoolExecutor(1) as pool:
         first = pool.submit(refused_best_move, url, "4S")
         wait_held(url, 1)
         status, body, _ = refused_best_move(url, "4S")
@@ -101,27 +98,16 @@ def test_refusals_beyond_the_held_ones_are_answered_at_once(busy_server):
         assert first.result()[0] == 429
 
 
-@contextlib.contextmanager
-def gateway_with_threads(backend: str, threads: int) -> Iterator[str]:
-    port = free_port()
-    command = [*gateway_command(port, backend)[:-2], "--threads", str(threads)]
-    process = subprocess.Popen(command, env={**os.environ, **QUIET})
-    url = f"http://127.0.0.1:{port}"
-    try:
-        wait_http(url + "/healthz")
-        yield url
-    finally:
-        process.terminate()
-        process.wait(timeout=20)
-
-
 def test_a_best_move_waits_for_the_gateways_share_instead_of_being_refused():
     """A gateway worker of 3 threads sends one BestMove on at a time (2 stay for the rules calls); the server
     queues searches. Two at once with 10 s deadlines: the second waits at the gateway, then in the server's
     queue, and both are answered (the gateway used to refuse the second at once)."""
     running = create_server(ServerConfig(service=ServiceConfig(search_slots=1, search_queue=4)), address="127.0.0.1:0")
     try:
-        with gateway_with_threads(f"127.0.0.1:{running.port}", 3) as url, futures.ThreadPoolExecutor(2) as pool:
+        with (
+            running_gateway(f"127.0.0.1:{running.port}", extra=("--threads", "3")) as url,
+            futures.ThreadPoolExecutor(2) as pool,
+        ):
             answers = list(
                 pool.map(
                     lambda _: http(
@@ -143,7 +129,10 @@ def test_a_best_move_that_waited_at_the_gateway_is_answered_within_its_deadline(
     the client's own timeout, equal to the deadline it sent)."""
     running = create_server(ServerConfig(service=ServiceConfig(search_slots=1, search_queue=4)), address="127.0.0.1:0")
     try:
-        with gateway_with_threads(f"127.0.0.1:{running.port}", 3) as url, futures.ThreadPoolExecutor(1) as pool:
+        with (
+            running_gateway(f"127.0.0.1:{running.port}", extra=("--threads", "3")) as url,
+            futures.ThreadPoolExecutor(1) as pool,
+        ):
             first = pool.submit(http, url, "/v1/games/reversi:bestMove", long_search(1000))
             time.sleep(0.3)  # the first has the worker's one place for best moves
             data = json.dumps(long_search(5000)).encode()
