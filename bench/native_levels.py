@@ -1,5 +1,6 @@
 """The levels on the native search engine against the same levels on the Python search, in one process
-(``python -m bench.native_levels``; issue 14's cost and strength targets for Reversi, Kalah and Petak Sawah).
+(``python -m bench.native_levels``; issue 14's cost and strength targets for Reversi, Kalah, Petak Sawah and Dots
+and Boxes on its default 5x5 board; Strands' are ``bench.strands_native``'s).
 
 The Python path is the same code with the native engine turned off (``service.native.use_native(False)``,
 what ``GAMERULES_NO_NATIVE=1`` does), measured in the same run: the baseline.
@@ -15,8 +16,8 @@ what ``GAMERULES_NO_NATIVE=1`` does), measured in the same run: the baseline.
    with ``--move-ms`` of the caller's per move (``limits.maxTimeMs``). Targets: 95 % of the games for Reversi
    (issue 14: against today's expert), 90 % for the others (draws count as not won).
 
-The matches start from seeded openings, each played twice with the colours swapped; for Reversi and Kalah
-only openings their native search finds close to even (``BALANCE``; ``--any-opening`` plays every one).
+The matches start from seeded openings, each played twice with the colours swapped, and
+only openings the native search finds close to even (``BALANCE``; ``--any-opening`` plays every one).
 Game counts are modest (the box is shared); every line says how many games it played. ``--own-nodes N``
 puts a node budget of N in place of the levels' own in parts 1 and 2 (a quick run, as the smoke test does).
 """
@@ -38,14 +39,16 @@ from service.engines import GAMES
 from service.levels import LEVELS, best_move
 from service.native import engine
 
-GAMES_TESTED = ("reversi", "kalah", "petak-sawah")
-STRONGEST = {"reversi": "expert", "kalah": "hard", "petak-sawah": "hard"}
-OPENING_PLIES = {"reversi": 4, "kalah": 2, "petak-sawah": 2}
+GAMES_TESTED = ("reversi", "kalah", "petak-sawah", "dots-and-boxes")
+STRONGEST = {"reversi": "expert", "kalah": "hard", "petak-sawah": "hard", "dots-and-boxes": "hard"}
+OPENING_PLIES = {"reversi": 4, "kalah": 2, "petak-sawah": 2, "dots-and-boxes": 4}
 COST_TARGET = 10.0
-TIME_TARGETS = {"reversi": 0.95, "kalah": 0.90, "petak-sawah": 0.90}
-# Openings kept (``openings``): (search depth, largest |value|) by game, in discs and seeds. Petak Sawah keeps
-# every opening: after its 2 random plies the board is still close to even.
-BALANCE = {"reversi": (8, 4.0), "kalah": (12, 4.0)}
+TIME_TARGETS = {"reversi": 0.95, "kalah": 0.90, "petak-sawah": 0.90, "dots-and-boxes": 0.90}
+# Openings kept (``openings``): (search depth, largest |value|) by game, in discs, seeds and points; depth None:
+# the exact value (the solve mode: Petak Sawah's 18 empty cells take the native search well under a second).
+# Petak Sawah's games are decided by a point or by the tie-breaks (worth half a point in the values), so only
+# openings worth at most a point either way are kept.
+BALANCE: dict[str, tuple[int | None, float]] = {"reversi": (8, 4.0), "kalah": (12, 4.0), "petak-sawah": (None, 1.0)}
 
 
 def on_path(use_native: bool, work: Callable[[], Any]) -> Any:
@@ -83,7 +86,7 @@ def openings(game_id: str, count: int, seed: int, balanced: bool) -> list[Any]:
     depth, within = BALANCE.get(game_id, (0, 0.0)) if balanced else (0, 0.0)
 
     def judge(position: Any) -> float:
-        judged = on_path(True, lambda: engine.search(position, Limits(max_depth=depth)))
+        judged = on_path(True, lambda: engine.search(position, Limits(max_depth=depth), solve=depth is None))
         return judged.value if judged is not None else 0.0
 
     def draw(index: int) -> Any:

@@ -12,6 +12,10 @@ Two parts, seeded, in one process (the baseline is measured in the same run):
    in pairs on the same seeded opening (Black's opening stone and White's first turn, random), colours
    swapped. Both sides hand over to the same Python alpha-beta once every full cover fits the search. Target:
    the native side wins at least 75 % of the games.
+3. **Cost at the default level** (``medium``, its own limits) on both paths, as ``bench.native_levels`` measures
+   the other games' (its ``cost``): best moves per CPU second natively over the same in Python, target 10x.
+   ``medium``'s alpha-beta runs on the Python search on both paths (the native search core's move numbers do not
+   reach Strands' covers), so this measures what the native engine does not yet take over.
 
 A final line says met or missed. The exit status is 0 unless a game failed (an illegal move, an engine error).
 """
@@ -25,6 +29,8 @@ import sys
 import time
 from typing import Any
 
+from bench.level_cost import sample_positions
+from bench.native_levels import COST_TARGET, cost
 from service import native
 from service.core import Limits
 from service.engines import GAMES
@@ -130,6 +136,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--move-ms", type=int, default=500, help="time per move of both sides")
     parser.add_argument("--positions", type=int, default=5, help="positions of the iterations probe")
     parser.add_argument("--probe-ms", type=int, default=1000, help="search time per position of the probe")
+    parser.add_argument("--cost-positions", type=int, default=4, help="positions of the default level's cost")
     parser.add_argument("--seed", type=int, default=11)
     args = parser.parse_args(argv)
     if not native_mcts.available("strands"):
@@ -147,6 +154,16 @@ def main(argv: list[str] | None = None) -> int:
     games = args.games - args.games % 2
     if games:
         play_games(games, args.seed, args.move_ms)
+
+    level = LEVELS["strands"].default
+    fast, slow, _, _ = cost("strands", sample_positions("strands", args.cost_positions, args.seed), None)
+    ratio = slow / fast if fast else float("inf")
+    verdict = "met" if ratio >= COST_TARGET else "missed"
+    print(
+        f"\nstrands {level} (the default level), own limits, {args.cost_positions} positions: CPU per move median "
+        f"native path {fast * 1000:.1f} ms, Python {slow * 1000:.1f} ms: {ratio:.1f}x the best moves per CPU second "
+        f"(target >= {COST_TARGET:g}x): {verdict}"
+    )
     return 0
 
 

@@ -3,13 +3,13 @@
 ``easy`` is one-ply greedy; ``medium`` alpha-beta to six plies within 4000 nodes, counting boxes only (seeded
 tie-breaks); ``hard`` searches with the engine's chain reductions and chain evaluation, in the native engine when
 the service has it (``service/native``: the same search and values, some fifteen times the positions a second;
-it gets twice the Python search's nodes, ``NODE_WEIGHT``) and on the Python search otherwise. It proves the rest
+a node of either counts as one of the budget, ``NODE_WEIGHT``) and on the Python search otherwise. It proves the rest
 of the game once that fits its budget, answering ``exact`` with the margin including the boxes already held:
 natively with the core's solve mode (with a share of its budget, where the proof looks affordable:
 ``_proof_affordable``), in Python with the exact solver (``dots_and_boxes_exact.py``) when ``exact_affordable``.
-A time limit replaces its node budget and is used until spent or the game is proved. Where its answer is an
-estimate it picks by its seed among the root moves within ``VARIETY_MARGIN`` of the best (``variety.py``), so its
-games do not repeat. In the pie setup every level uses one
+A time limit replaces its node budget and is used until spent or the game is proved. In the opening
+(``variety.opening``), where its answer is an estimate, it picks by its seed among the root moves within
+``VARIETY_MARGIN`` of the best (``variety.py``), so its games do not repeat. In the pie setup every level uses one
 rule (``_setup_move``): stop, or draw a safe line, whichever leaves the position that looks most balanced, since
 seat 2 will take the better colour; the keep / swap choice is searched (``easy``: the static estimate).
 """
@@ -36,15 +36,18 @@ HARD_LIMITS = Limits(max_nodes=HARD_NODES)
 # Measured on random 5x5 endgames, a proof in the core's solve mode takes at most some 3,000 nodes from 20
 # undrawn lines and about 2.3 times more per further line (from 24: up to 85k; the empty 3x3 board, 24 lines,
 # 10M in about 4 s); the native search runs at well over a thousand nodes a millisecond.
-# Native nodes per node of the budget (and of the answer's count). Measured on 5x5, hard against itself on the
-# Python path, the level's own budget, seeded openings with the colours swapped: with 1 the native side won 13
-# of 32 games at a fourteenth of the Python side's CPU time per move; with 2, 19 of 32 at an eighth.
-NODE_WEIGHT = 2
+# Native nodes per node of the budget (and of the answer's count): one, so the same budget costs natively about a
+# fourteenth of the CPU and plays at least as well. Measured on 5x5 (``python -m bench.native_levels --only
+# dots-and-boxes``: hard natively against hard on the Python path, each with the level's own budget, seeded
+# openings with the colours swapped): with 1, 10 wins and 6 losses in 16 games (seed 1) and 17 and 15 in 32 (seed
+# 2), at 14.4x and 13.8x the best moves per CPU second; with 2, 5 wins and 3 losses in 8 games at 7.8x.
+NODE_WEIGHT = 1
 PROOF_NODES_AT_20 = 3_000
 PROOF_GROWTH = 2.3
 NATIVE_NODES_PER_MS = 1_000
-# How far below the best (in boxes of estimated margin) a move may be for hard's seeded choice (``variety``); a
-# proved value admits only the moves proved equal to the best.
+# How far below the best (in boxes of estimated margin) a move may be for hard's seeded choice in the opening
+# (``variety.opening``: the first quarter of the lines drawn); a proved value admits only the moves proved equal
+# to the best.
 VARIETY_MARGIN = 0.25
 
 
@@ -119,9 +122,10 @@ def _hard(position: Any, limits: Limits, rng: Any, top_n: int, stop: StopSignal)
     if position.phase == "setup":
         return _setup_move(position, rng, top_n)
     limits = callers_resources(limits, HARD_LIMITS)
+    margin = VARIETY_MARGIN if variety.opening(position.lines.bit_count(), position.geometry.line_count) else 0.0
     drawn = variety.draw(rng)
-    variety.report_picks(stop, drawn, VARIETY_MARGIN, top_n)
-    answer = _hard_native(position, limits, drawn, top_n, stop)
+    variety.report_picks(stop, drawn, margin, top_n)
+    answer = _hard_native(position, limits, (drawn, margin), top_n, stop)
     if answer is not None:
         return answer
     free = (position.lines ^ position.geometry.full).bit_count()
@@ -129,13 +133,16 @@ def _hard(position: Any, limits: Limits, rng: Any, top_n: int, stop: StopSignal)
         solved = solve(position, limits, top_n, stop)
         if solved is not None:
             return solved
-    found = search(position, limits, stop=stop, top_n=variety.width(top_n), rng=rng)
-    return variety.pick(found, drawn, VARIETY_MARGIN, top_n)
+    found = search(position, limits, stop=stop, top_n=variety.width(top_n) if margin else top_n, rng=rng)
+    return variety.pick(found, drawn, margin, top_n)
 
 
-def _hard_native(position: Any, limits: Limits, drawn: float, top_n: int, stop: StopSignal) -> SearchResult | None:
+def _hard_native(
+    position: Any, limits: Limits, pick: tuple[float, float], top_n: int, stop: StopSignal
+) -> SearchResult | None:
     """``hard`` in the native engine, or None without it (or on a board it does not hold): a proof with half the
-    node budget or three quarters of the time where that looks affordable, then the search with what is left."""
+    node budget or three quarters of the time where that looks affordable, then the search with what is left,
+    and the seeded pick (``pick``: the draw and the margin, 0 past the opening)."""
     if not native.available("dots-and-boxes"):
         return None
     free = (position.lines ^ position.geometry.full).bit_count()
@@ -161,11 +168,13 @@ def _hard_native(position: Any, limits: Limits, drawn: float, top_n: int, stop: 
             max_depth=limits.max_depth,
             max_nodes=None if limits.max_nodes is None else max(1, limits.max_nodes - spent),
         )
-    found = native.search(position, limits, stop=stop, top_n=variety.width(top_n), node_weight=NODE_WEIGHT)
+    drawn, margin = pick
+    width = variety.width(top_n) if margin else top_n
+    found = native.search(position, limits, stop=stop, top_n=width, node_weight=NODE_WEIGHT)
     if found is None:
         return None
     found.nodes += spent
-    return variety.pick(found, drawn, VARIETY_MARGIN, top_n)
+    return variety.pick(found, drawn, margin, top_n)
 
 
 def _proof_affordable(free: int, nodes: int | None, time_ms: int | None) -> bool:
@@ -190,8 +199,9 @@ LEVELS = GameLevels(
             "Searches with chain reductions (takes free boxes at once, in an opened chain takes all or leaves "
             f"the last two) and values chains and loops by the long-chain rule ({HARD_NODES:,} positions, or until "
             "the time limit when one is given; in compiled code when the service has it); once the rest of the "
-            "game fits its budget (some 22 undrawn lines in compiled code, 18 in Python) it solves it exactly "
-            "and plays perfectly. The seed varies its choice among moves of about equal value.",
+            "game fits its budget (some 21 undrawn lines in compiled code, 18 in Python) it solves it exactly "
+            "and plays perfectly. In the opening (the first quarter of the lines) the seed varies its choice among "
+            "moves of about equal value.",
             HARD_LIMITS,
         ),
     ),

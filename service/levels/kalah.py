@@ -18,7 +18,7 @@ from service.levels.native_search import callers_resources, native_search
 from service.search import greedy, search
 
 # Seeded variety: the searching levels pick by their seed among the moves within this many seeds of the best
-# (a proved answer only among equals).
+# (a proved answer only among equals); hard only in the opening (``variety.opening``).
 MARGIN = 1.5
 
 
@@ -58,16 +58,20 @@ def _hard(position: KalahPosition, limits: Limits, rng: Any, top_n: int, stop: S
     is; from ``SOLVE_SEEDS`` seeds in the pits the solve mode, straight to the end of the game after
     ``SOLVE_LEAD`` iterations. It ends early, exact, once every line reaches the end. Extra turns need no
     care here: the search keeps the sign of a child whose seat to move has not changed. The native search
-    engine when it is there, else the Python search; then the seeded pick."""
+    engine when it is there, else the Python search; then, in the opening (``variety.opening``), the seeded
+    pick."""
     limits = callers_resources(limits, HARD_LIMITS)
     solve = limits.max_depth is None and position.seeds_in_play() <= SOLVE_SEEDS
-    width = top_n if solve else variety.width(top_n)
+    seeds = 2 * position.pits_per_side * position.seeds_per_pit
+    varied = not solve and variety.opening(sum(position.scores()), seeds)
+    margin = MARGIN if varied else 0.0
+    width = variety.width(top_n) if varied else top_n
     drawn = variety.draw(rng)
-    variety.report_picks(stop, drawn, MARGIN, top_n)
+    variety.report_picks(stop, drawn, margin, top_n)
     result = native_search(position, limits, stop, width, solve=solve, solve_lead=SOLVE_LEAD)
     if result is None:
         result = search(position, limits, stop=stop, top_n=width, rng=rng, solve=solve, solve_lead=SOLVE_LEAD)
-    return variety.pick(result, drawn, MARGIN, top_n)
+    return variety.pick(result, drawn, margin, top_n)
 
 
 LEVELS = GameLevels(
@@ -85,8 +89,9 @@ LEVELS = GameLevels(
             f"Searches deep ({HARD_NODES:,} positions, or until the time limit when one is given; on the native "
             "engine when the service has it), chaining extra turns and weighing the "
             f"stores, the seeds on each side, free moves and capture threats; from {SOLVE_SEEDS} seeds left in the "
-            "pits it computes the game to the end exactly whenever that fits its budget. Picks by its seed among "
-            f"moves within {MARGIN:g} seeds of the best.",
+            "pits it computes the game to the end exactly whenever that fits its budget. In the opening (until a "
+            f"quarter of the seeds are in the stores) picks by its seed among moves within {MARGIN:g} seeds of the "
+            "best.",
             HARD_LIMITS,
         ),
     ),

@@ -30,8 +30,11 @@ HARD_SOLVE_EMPTIES = 14
 HARD_SOLVE_LEAD = 4
 HARD_LIMITS = Limits(max_nodes=HARD_NODES)
 # Seeded variety: medium and hard pick by their seed among the moves within this many points of the best (a
-# proved answer only among equals).
-MARGIN = 1.0
+# proved answer only among equals; hard only in the opening, ``variety.opening``). Half a point: values are whole
+# points and a tie-break is worth half, so the pick is among the moves valued equal. Games between good players
+# end a point or a tie-break apart (``python -m bench.native_levels --only petak-sawah``: mean margins within
+# 0.1), so a point of slack gave games away.
+MARGIN = 0.5
 
 
 def margin_now(position: PetakSawahPosition, seat: int) -> float:
@@ -61,16 +64,20 @@ def _medium(position: Any, limits: Limits, rng: Random, top_n: int, stop: StopSi
 def _hard(position: Any, limits: Limits, rng: Random, top_n: int, stop: StopSignal) -> SearchResult:
     """The search under the level's node budget, or the caller's time when given (the native search engine
     when it takes the board, else the Python search); the solve mode from ``HARD_SOLVE_EMPTIES`` empty cells;
-    then the seeded pick."""
+    then, in the opening (``variety.opening``), the seeded pick."""
     limits = callers_resources(limits, HARD_LIMITS)
-    solve = limits.max_depth is None and position.empty.bit_count() <= HARD_SOLVE_EMPTIES
-    width = top_n if solve else variety.width(top_n)
+    empty = position.empty.bit_count()
+    solve = limits.max_depth is None and empty <= HARD_SOLVE_EMPTIES
+    taken = (position.own1 | position.own2).bit_count()
+    varied = not solve and variety.opening(taken, taken + empty)
+    margin = MARGIN if varied else 0.0
+    width = variety.width(top_n) if varied else top_n
     drawn = variety.draw(rng)
-    variety.report_picks(stop, drawn, MARGIN, top_n)
+    variety.report_picks(stop, drawn, margin, top_n)
     result = native_search(position, limits, stop, width, solve=solve, solve_lead=HARD_SOLVE_LEAD)
     if result is None:
         result = search(position, limits, stop=stop, top_n=width, rng=rng, solve=solve, solve_lead=HARD_SOLVE_LEAD)
-    return variety.pick(result, drawn, MARGIN, top_n)
+    return variety.pick(result, drawn, margin, top_n)
 
 
 LEVELS = GameLevels(
@@ -87,7 +94,8 @@ LEVELS = GameLevels(
             "hard",
             "Searches deep, estimating the points still to be won around every empty cell, and plays "
             "perfectly (the exact final margin, tie-breaks included) once few enough cells are left to search "
-            f"to the end. Picks by its seed among moves within {MARGIN:g} point of the best.",
+            "to the end. In the opening (the first quarter of the cells taken) picks by its seed among moves within "
+            f"{MARGIN:g} point of the best.",
             HARD_LIMITS,
         ),
     ),

@@ -5,6 +5,7 @@ else on the Python search with the endgame solver (``reversi_endgame.py``)."""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from typing import Any
 
@@ -67,31 +68,46 @@ def _corner_hunter(position: ReversiPosition, limits: Limits, rng: Any, top_n: i
 
 
 EXACT_EMPTIES = 12  # expert solves the game from this many empty squares (the search's solve mode)
-# And from this many on 8x8 with the native search engine: its solve mode (the core's proof with the kernel's
-# exact endgame) fits these in the budget. Measured (8 random positions each, native nodes, solve lead 6): 13
-# empties a median of 71k and at most 121k; 14 a median of 98k but up to 400k, past ``EXPERT_NODES`` (the
-# depth-6 lead would answer then, weaker than iterative deepening within the budget).
-EXACT_EMPTIES_NATIVE = 13
+# And from this many on 8x8 with the native search engine under the level's own node budget: its solve mode (the
+# core's proof with the kernel's exact endgame) fits the budget for most of these. Measured with ``python -m
+# bench.solve --games reversi --empties 12 13 15 16 17 --positions 10 --no-baseline`` (native nodes, solve lead
+# 6): 12 empties a median of 21k nodes (at most 232k), 13 a median of 78k, past ``EXPERT_NODES`` (the depth-6
+# lead answers then, weaker than iterative deepening within the budget).
+EXACT_EMPTIES_NATIVE = 12
+# With a time of the caller's (and no node budget) the native solve starts earlier, as far as the time allows:
+# from ``SOLVE_AT`` empties the same run's solves took at most ``SOLVE_AT_MS`` (CPU; a median of 26 ms), each
+# further empty about ``SOLVE_GROWTH`` times more (15 empties: at most 37 ms; 17: 204 ms). 100 ms a move solves
+# from 15 empties, 1 s from 17, 10 s from 19.
+SOLVE_AT, SOLVE_AT_MS, SOLVE_GROWTH = 16, 142.0, 3.0
 MIDGAME_DEPTH = 6  # expert's depth before that on the Python search, when the caller gives no resources
 SOLVE_LEAD = MIDGAME_DEPTH  # iterations before the solve leaps to the end: the answer if the budget runs out
 # The expert's node budget, in search nodes of either path (``native_search.NATIVE_NODE_WEIGHT``: a native
 # node counts as one). Measured on 8x8 with ``python -m bench.solve`` without the native engine (a node costs
-# about 7 us there): solving takes a median of about 20k nodes (0.15 s) at 11 empties, 45k (0.3 s) at 12 and
-# 150k (1 s) at 13; a depth-6 midgame search takes under 16k. Natively the budget buys iterative deepening
-# with no depth cap (depth 9 or so in the middle game) at a fortieth of the CPU. A budget keeps the answer
-# the same on every machine.
-EXPERT_NODES = 150_000
+# about 7 us there): solving takes a median of about 20k nodes (0.15 s) at 11 empties and 45k (0.3 s) at 12
+# (past the budget, the depth-6 lead answers: what the middle game plays); a depth-6 midgame search takes under
+# 16k. Natively the budget buys iterative deepening with no depth cap (7 plies in the middle game) at about a
+# fourteenth of the CPU of the Python path's 6 plies, and wins more games than it (``python -m
+# bench.native_levels --only reversi``: 11 wins, 2 draws, 7 losses in 20 games). A budget keeps the answer the
+# same on every machine.
+EXPERT_NODES = 30_000
 # The expert's own limits: the node budget, and a time no longer than the server's cap on a search.
 EXPERT_LIMITS = Limits(max_time_ms=10_000, max_nodes=EXPERT_NODES)
-# Seeded variety: expert picks by its seed among the moves within this many discs of the best (the search's
-# estimate of the final margin; a proved answer picks only among equals).
+# Seeded variety: in the opening (``variety.opening``) expert picks by its seed among the moves within this many
+# discs of the best (the search's estimate of the final margin; a proved answer picks only among equals).
 EXPERT_MARGIN = 1.0
 
 
-def exact_empties(position: ReversiPosition) -> int:
-    """From how many empty squares expert solves ``position`` exactly: ``EXACT_EMPTIES_NATIVE`` on 8x8 with
-    the native search engine, ``EXACT_EMPTIES`` otherwise (measured: see the constants)."""
-    return EXACT_EMPTIES_NATIVE if position.size == 8 and engine.available("reversi") else EXACT_EMPTIES
+def exact_empties(position: ReversiPosition, limits: Limits = EXPERT_LIMITS) -> int:
+    """From how many empty squares expert solves ``position`` exactly under ``limits`` (the caller's resources,
+    ``callers_resources``): on 8x8 with the native search engine ``EXACT_EMPTIES_NATIVE``, or as many more as a
+    time of the caller's without a node budget allows; ``EXACT_EMPTIES`` otherwise (measured: see the
+    constants)."""
+    if position.size != 8 or not engine.available("reversi"):
+        return EXACT_EMPTIES
+    if limits.max_nodes is not None or limits.max_time_ms is None:
+        return EXACT_EMPTIES_NATIVE
+    more = SOLVE_AT + math.floor(math.log(limits.max_time_ms / SOLVE_AT_MS, SOLVE_GROWTH))
+    return max(EXACT_EMPTIES_NATIVE, more)
 
 
 # The learned evaluation (``reversi_learned.py``: the hand-written estimate corrected by pattern weights),
@@ -105,13 +121,17 @@ LEARNED.hand_to_native()  # the native kernel's table: once, here (False without
 
 
 def _expert(position: ReversiPosition, limits: Limits, rng: Any, top_n: int, stop: StopSignal) -> SearchResult:
-    """``expert_search`` with the learned evaluation (8x8; other sizes keep the hand-written one), then the
-    seeded pick among the moves within ``EXPERT_MARGIN`` of the best."""
-    solving = limits.max_depth is None and position.empties() <= exact_empties(position)
+    """``expert_search`` with the learned evaluation (8x8; other sizes keep the hand-written one), then, in the
+    opening (``variety.opening``), the seeded pick among the moves within ``EXPERT_MARGIN`` of the best."""
+    limits = callers_resources(limits, EXPERT_LIMITS)
+    solving = limits.max_depth is None and position.empties() <= exact_empties(position, limits)
+    squares = position.size * position.size - 4
+    varied = not solving and variety.opening(squares - position.empties(), squares)
+    margin = EXPERT_MARGIN if varied else 0.0
     drawn = variety.draw(rng)
-    variety.report_picks(stop, drawn, EXPERT_MARGIN, top_n)
-    result = expert_search(position, limits, stop, top_n if solving else variety.width(top_n), LEARNED)
-    return variety.pick(result, drawn, EXPERT_MARGIN, top_n)
+    variety.report_picks(stop, drawn, margin, top_n)
+    result = expert_search(position, limits, stop, variety.width(top_n) if varied else top_n, LEARNED)
+    return variety.pick(result, drawn, margin, top_n)
 
 
 def expert_search(
@@ -135,7 +155,7 @@ def expert_search(
     squares in the endgame solver (``reversi_endgame.py``)."""
     callers_time = limits.max_time_ms is not None and limits.max_time_ms != EXPERT_LIMITS.max_time_ms
     limits = callers_resources(limits, EXPERT_LIMITS)
-    solving = limits.max_depth is None and position.empties() <= exact_empties(position)
+    solving = limits.max_depth is None and position.empties() <= exact_empties(position, limits)
     learned = isinstance(evaluate, reversi_learned.PatternEvaluation) and evaluate.in_native()
     if evaluate is None or learned:
         found = native_search(position, limits, stop, top_n, solve=solving, solve_lead=SOLVE_LEAD, learned=learned)
@@ -175,8 +195,9 @@ LEVELS = GameLevels(
             f"{EXPERT_NODES:,} positions; without the native engine {MIDGAME_DEPTH} moves ahead unless given time), "
             "weighing mobility, frontier, corners and the squares next to them (on 8x8 with learned weights for "
             f"edge, corner, row and diagonal patterns), and from {EXACT_EMPTIES_NATIVE} "
-            f"empty squares on (8x8 with the native engine; otherwise from {EXACT_EMPTIES}) computes the game to the "
-            "end exactly whenever that fits the budget. Picks by its seed among moves within "
+            "empty squares on (8x8 with the native engine, and earlier as far as a time of the caller's allows; "
+            f"otherwise from {EXACT_EMPTIES}) computes the game to the end exactly whenever that fits the budget. "
+            "In the opening (the first quarter of the game) picks by its seed among moves within "
             f"{EXPERT_MARGIN:g} disc of the best.",
             EXPERT_LIMITS,
         ),

@@ -208,6 +208,24 @@ def test_expert_solves_from_exact_empties_native() -> None:
     assert result.exact and result.value == kernel(me, opp)[0] and result.move != PASS
 
 
+@needs_kernel
+def test_a_callers_time_starts_the_native_solve_earlier() -> None:
+    """With a time of the caller's and no node budget, expert solves from as many empties as the time allows
+    (``SOLVE_AT_MS`` at ``SOLVE_AT``, ``SOLVE_GROWTH`` times more per empty); a node budget keeps the level's."""
+    position = played(reversi_levels.SOLVE_AT, 5)
+    assert exact_empties(position, Limits(max_time_ms=100)) == reversi_levels.SOLVE_AT - 1
+    assert exact_empties(position, Limits(max_time_ms=1000)) == reversi_levels.SOLVE_AT + 1
+    assert exact_empties(position, Limits(max_time_ms=1000, max_nodes=10**6)) == reversi_levels.EXACT_EMPTIES_NATIVE
+    result = LEVELS.best_move(position, "expert", Limits(max_time_ms=5000), 0, 1, lambda: False)
+    me, opp = position.sides()
+    assert result.exact and result.stop_reason == "solved" and result.value == kernel(me, opp)[0]
+    previous = use_native(False)
+    try:
+        assert exact_empties(position, Limits(max_time_ms=1000)) == reversi_levels.EXACT_EMPTIES
+    finally:
+        use_native(previous)
+
+
 def test_the_environment_turns_the_native_engine_off() -> None:
     code = "from service.native import engine; print(engine.available('reversi'))"
     env = {**os.environ, "GAMERULES_NO_NATIVE": "1"}

@@ -8,7 +8,8 @@ the native path and on the Python path: a level sets the skill, the caller's lim
   its own: it searches until the time is spent or the game is proved.
 - Seeded variety: every level above the lowest picks among the moves within its margin of the best by its
   seed, so the start position gets several first moves over ten seeds (Kalah's start has one move far ahead
-  of the rest: see ``test_kalah_varies_among_its_near_best_moves``).
+  of the rest: see ``test_kalah_varies_among_its_near_best_moves``); the strongest levels only in the opening,
+  the game's first quarter (``variety.opening``), and past it they play their best move whatever the seed.
 """
 
 from __future__ import annotations
@@ -21,7 +22,11 @@ from service import native
 from service.api.servicer import ServiceConfig
 from service.core import Limits
 from service.engines import GAMES
-from service.levels import LEVELS, best_move
+from service.levels import LEVELS, best_move, variety
+from service.levels import dots_and_boxes as dots_levels
+from service.levels import kalah as kalah_levels
+from service.levels import petak_sawah as petak_levels
+from service.levels import reversi as reversi_levels
 
 SEARCHING_GAMES = ("reversi", "kalah", "petak-sawah")
 STRONGEST = {"reversi": "expert", "kalah": "hard", "petak-sawah": "hard"}
@@ -80,6 +85,43 @@ def first_moves(game_id: str, level: str) -> set[object]:
 def test_every_level_above_the_lowest_varies_its_first_move_by_seed(game_id: str, path: bool) -> None:
     for level in LEVELS[game_id].levels[1:]:
         assert len(first_moves(game_id, level.name)) >= 3, level.name
+
+
+def test_the_opening_is_the_first_quarter_of_the_game() -> None:
+    assert variety.opening(0, 60) and variety.opening(14, 60)
+    assert not variety.opening(15, 60) and not variety.opening(40, 60)
+
+
+# Positions just past the opening (a quarter of the game played, not yet in the solve mode) where the strongest
+# level's top four moves, scored on either path, hold two or more within its margin of the best.
+PAST_THE_OPENING = {
+    "reversi": "......../..W...../..WW..W./B.WBBBBB/BBWWBWB./B..WWB../..WW.W../...W.... 1 black=1",
+    "kalah": "0,6,9,0,3,9,7/0,1,1,2,4,0,6 1 seeds=4",
+    "petak-sawah": ".1.../....#/#2.#./1#.2./.#..1 2 opener=1",
+    "dots-and-boxes": (
+        "+.+-+-+.+.+/..........|/+.+-+.+-+.+/|.........|/+.+-+.+-+-+/|.|...|..../+.+.+.+.+-+/|...|....../"
+        "+.+-+.+.+-+/|........../+.+-+.+.+.+ 1"
+    ),
+}
+MARGINS = {
+    "reversi": reversi_levels.EXPERT_MARGIN,
+    "kalah": kalah_levels.MARGIN,
+    "petak-sawah": petak_levels.MARGIN,
+    "dots-and-boxes": dots_levels.VARIETY_MARGIN,
+}
+
+
+@pytest.mark.parametrize("game_id", sorted(PAST_THE_OPENING))
+def test_the_strongest_level_plays_its_best_move_past_the_opening(game_id: str, path: bool) -> None:
+    """Past the opening every seed gets the same move, and only the moves asked for are scored, although the
+    position has near-best moves the opening's margin would pick among."""
+    position = GAMES[game_id].parse_position(PAST_THE_OPENING[game_id])
+    level = "expert" if game_id == "reversi" else "hard"
+    scored = best_move(game_id, position, level, None, 0, 4).alternatives
+    assert len([m for m in scored if m.value >= scored[0].value - MARGINS[game_id]]) >= 2
+    answers = [best_move(game_id, position, level, None, seed, 1) for seed in range(6)]
+    assert len({answer.move for answer in answers}) == 1
+    assert all(len(answer.alternatives) == 1 for answer in answers)
 
 
 def test_kalah_varies_among_its_near_best_moves(path: bool) -> None:
