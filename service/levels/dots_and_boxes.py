@@ -122,10 +122,9 @@ def _hard(position: Any, limits: Limits, rng: Any, top_n: int, stop: StopSignal)
     if position.phase == "setup":
         return _setup_move(position, rng, top_n)
     limits = callers_resources(limits, HARD_LIMITS)
-    margin = VARIETY_MARGIN if variety.opening(position.lines.bit_count(), position.geometry.line_count) else 0.0
-    drawn = variety.draw(rng)
-    variety.report_picks(stop, drawn, margin, top_n)
-    answer = _hard_native(position, limits, (drawn, margin), top_n, stop)
+    varied = variety.opening(position.lines.bit_count(), position.geometry.line_count)
+    choice = variety.choose(rng, stop, VARIETY_MARGIN, top_n, varied)
+    answer = _hard_native(position, limits, choice, top_n, stop)
     if answer is not None:
         return answer
     free = (position.lines ^ position.geometry.full).bit_count()
@@ -133,16 +132,15 @@ def _hard(position: Any, limits: Limits, rng: Any, top_n: int, stop: StopSignal)
         solved = solve(position, limits, top_n, stop)
         if solved is not None:
             return solved
-    found = search(position, limits, stop=stop, top_n=variety.width(top_n) if margin else top_n, rng=rng)
-    return variety.pick(found, drawn, margin, top_n)
+    return choice.pick(search(position, limits, stop=stop, top_n=choice.width, rng=rng), top_n)
 
 
 def _hard_native(
-    position: Any, limits: Limits, pick: tuple[float, float], top_n: int, stop: StopSignal
+    position: Any, limits: Limits, choice: variety.Choice, top_n: int, stop: StopSignal
 ) -> SearchResult | None:
     """``hard`` in the native engine, or None without it (or on a board it does not hold): a proof with half the
     node budget or three quarters of the time where that looks affordable, then the search with what is left,
-    and the seeded pick (``pick``: the draw and the margin, 0 past the opening)."""
+    and the level's seeded ``choice``."""
     if not native.available("dots-and-boxes"):
         return None
     free = (position.lines ^ position.geometry.full).bit_count()
@@ -168,13 +166,11 @@ def _hard_native(
             max_depth=limits.max_depth,
             max_nodes=None if limits.max_nodes is None else max(1, limits.max_nodes - spent),
         )
-    drawn, margin = pick
-    width = variety.width(top_n) if margin else top_n
-    found = native.search(position, limits, stop=stop, top_n=width, node_weight=NODE_WEIGHT)
+    found = native.search(position, limits, stop=stop, top_n=choice.width, node_weight=NODE_WEIGHT)
     if found is None:
         return None
     found.nodes += spent
-    return variety.pick(found, drawn, margin, top_n)
+    return choice.pick(found, top_n)
 
 
 def _proof_affordable(free: int, nodes: int | None, time_ms: int | None) -> bool:

@@ -33,11 +33,9 @@ def _easy(position: KalahPosition, limits: Limits, rng: Any, top_n: int, stop: S
 def _medium(position: KalahPosition, limits: Limits, rng: Any, top_n: int, stop: StopSignal) -> SearchResult:
     """Alpha-beta to the level's depth (4 plies) counting only the stores: blind to threats past it. It stays
     on the Python search (the native kernel's evaluation is hard's; a 4-ply search costs little)."""
-    width = variety.width(top_n)
-    drawn = variety.draw(rng)
-    variety.report_picks(stop, drawn, MARGIN, top_n)
-    result = search(position, limits, stop=stop, top_n=width, rng=rng, evaluate=KalahPosition.store_difference)
-    return variety.pick(result, drawn, MARGIN, top_n)
+    choice = variety.choose(rng, stop, MARGIN, top_n)
+    result = search(position, limits, stop=stop, top_n=choice.width, rng=rng, evaluate=KalahPosition.store_difference)
+    return choice.pick(result, top_n)
 
 
 # The hard level's node budget when the caller gives no time limit: answers are then the same on every
@@ -63,15 +61,11 @@ def _hard(position: KalahPosition, limits: Limits, rng: Any, top_n: int, stop: S
     limits = callers_resources(limits, HARD_LIMITS)
     solve = limits.max_depth is None and position.seeds_in_play() <= SOLVE_SEEDS
     seeds = 2 * position.pits_per_side * position.seeds_per_pit
-    varied = not solve and variety.opening(sum(position.scores()), seeds)
-    margin = MARGIN if varied else 0.0
-    width = variety.width(top_n) if varied else top_n
-    drawn = variety.draw(rng)
-    variety.report_picks(stop, drawn, margin, top_n)
-    result = native_search(position, limits, stop, width, solve=solve, solve_lead=SOLVE_LEAD)
+    choice = variety.choose(rng, stop, MARGIN, top_n, not solve and variety.opening(sum(position.scores()), seeds))
+    result = native_search(position, limits, stop, choice.width, solve=solve, solve_lead=SOLVE_LEAD)
     if result is None:
-        result = search(position, limits, stop=stop, top_n=width, rng=rng, solve=solve, solve_lead=SOLVE_LEAD)
-    return variety.pick(result, drawn, margin, top_n)
+        result = search(position, limits, stop=stop, top_n=choice.width, rng=rng, solve=solve, solve_lead=SOLVE_LEAD)
+    return choice.pick(result, top_n)
 
 
 LEVELS = GameLevels(

@@ -55,10 +55,8 @@ def _easy(position: Any, limits: Limits, rng: Random, top_n: int, stop: StopSign
 
 
 def _medium(position: Any, limits: Limits, rng: Random, top_n: int, stop: StopSignal) -> SearchResult:
-    drawn = variety.draw(rng)
-    variety.report_picks(stop, drawn, MARGIN, top_n)
-    result = search(position, limits, stop=stop, top_n=variety.width(top_n), rng=rng)
-    return variety.pick(result, drawn, MARGIN, top_n)
+    choice = variety.choose(rng, stop, MARGIN, top_n)
+    return choice.pick(search(position, limits, stop=stop, top_n=choice.width, rng=rng), top_n)
 
 
 def _hard(position: Any, limits: Limits, rng: Random, top_n: int, stop: StopSignal) -> SearchResult:
@@ -69,15 +67,13 @@ def _hard(position: Any, limits: Limits, rng: Random, top_n: int, stop: StopSign
     empty = position.empty.bit_count()
     solve = limits.max_depth is None and empty <= HARD_SOLVE_EMPTIES
     taken = (position.own1 | position.own2).bit_count()
-    varied = not solve and variety.opening(taken, taken + empty)
-    margin = MARGIN if varied else 0.0
-    width = variety.width(top_n) if varied else top_n
-    drawn = variety.draw(rng)
-    variety.report_picks(stop, drawn, margin, top_n)
-    result = native_search(position, limits, stop, width, solve=solve, solve_lead=HARD_SOLVE_LEAD)
+    choice = variety.choose(rng, stop, MARGIN, top_n, not solve and variety.opening(taken, taken + empty))
+    result = native_search(position, limits, stop, choice.width, solve=solve, solve_lead=HARD_SOLVE_LEAD)
     if result is None:
-        result = search(position, limits, stop=stop, top_n=width, rng=rng, solve=solve, solve_lead=HARD_SOLVE_LEAD)
-    return variety.pick(result, drawn, margin, top_n)
+        result = search(
+            position, limits, stop=stop, top_n=choice.width, rng=rng, solve=solve, solve_lead=HARD_SOLVE_LEAD
+        )
+    return choice.pick(result, top_n)
 
 
 LEVELS = GameLevels(

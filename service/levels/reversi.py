@@ -86,9 +86,9 @@ SOLVE_LEAD = MIDGAME_DEPTH  # iterations before the solve leaps to the end: the 
 # about 7 us there): solving takes a median of about 20k nodes (0.15 s) at 11 empties and 45k (0.3 s) at 12
 # (past the budget, the depth-6 lead answers: what the middle game plays); a depth-6 midgame search takes under
 # 16k. Natively the budget buys iterative deepening with no depth cap (7 plies in the middle game) at about a
-# fourteenth of the CPU of the Python path's 6 plies, and wins more games than it (``python -m
-# bench.native_levels --only reversi``: 11 wins, 2 draws, 7 losses in 20 games). A budget keeps the answer the
-# same on every machine.
+# fourteenth of the CPU of the Python path's 6 plies, and wins more games than it (``python -m bench.native_levels
+# --only reversi --games 20 --positions 12``: 11 wins, 2 draws, 7 losses). A budget keeps the answer the same on
+# every machine.
 EXPERT_NODES = 30_000
 # The expert's own limits: the node budget, and a time no longer than the server's cap on a search.
 EXPERT_LIMITS = Limits(max_time_ms=10_000, max_nodes=EXPERT_NODES)
@@ -127,11 +127,8 @@ def _expert(position: ReversiPosition, limits: Limits, rng: Any, top_n: int, sto
     solving = limits.max_depth is None and position.empties() <= exact_empties(position, limits)
     squares = position.size * position.size - 4
     varied = not solving and variety.opening(squares - position.empties(), squares)
-    margin = EXPERT_MARGIN if varied else 0.0
-    drawn = variety.draw(rng)
-    variety.report_picks(stop, drawn, margin, top_n)
-    result = expert_search(position, limits, stop, variety.width(top_n) if varied else top_n, LEARNED)
-    return variety.pick(result, drawn, margin, top_n)
+    choice = variety.choose(rng, stop, EXPERT_MARGIN, top_n, varied)
+    return choice.pick(expert_search(position, limits, stop, choice.width, LEARNED), top_n)
 
 
 def expert_search(

@@ -1,23 +1,23 @@
 """Seeded variety: among the root moves within a level's margin of the best, the level picks by its seed, so
 games against the service do not repeat (the same seed still gives the same answer).
 
-A level draws once from its seeded random stream (``draw``), searches ``width(top_n)`` root moves exactly
-(the search's multi-PV) and hands the answer to ``pick``; ``report_picks`` makes each streamed iteration show
-the pick the same draw makes there, so the last iteration streamed is the answer. A proved answer keeps its
-value: only moves proved equal to the best are picked among, whatever the margin.
+A level makes its ``Choice`` once (``choose``: one draw from its seeded random stream, and each streamed
+iteration made to show the pick the same draw makes there, so the last iteration streamed is the answer),
+searches ``choice.width`` root moves exactly (the search's multi-PV) and hands the answer to ``choice.pick``.
+A proved answer keeps its value: only moves proved equal to the best are picked among, whatever the margin.
 
 The strongest levels (Reversi ``expert``; Kalah, Petak Sawah and Dots and Boxes ``hard``) vary only in the
 ``opening``, the first quarter of the game: that is where games part ways. Past it they play the best move
 they find and score only the moves the caller asked for, as an engine plays after its opening book: a margin
-there gives value away on every move, and scoring four moves exactly takes time from the best one. Measured
-with ``python -m bench.native_levels --only reversi --games 40 --seed 2``: at 100 ms a move Reversi ``expert``
-beat the Python path's in 37 of 40 games varying on every move, in 37 and 39 of 40 (two runs) varying in the
-opening only.
+there gives value away on every move, and scoring four moves exactly takes time from the best one
+(``python -m bench.native_levels --only reversi --games 40 --positions 12 --seed 2``: at 100 ms a move Reversi
+``expert`` beat the Python path's in 37 and 39 of 40 games, two runs; 92 % varying on every move).
 """
 
 from __future__ import annotations
 
 import random
+from dataclasses import dataclass
 
 from service.core.values import ScoredMove, SearchResult, StopSignal
 
@@ -57,6 +57,28 @@ def pick(result: SearchResult, drawn: float, margin: float, top_n: int) -> Searc
         result.move, result.value = chosen.move, chosen.value
         result.pv = [chosen.move]
     return result
+
+
+@dataclass(frozen=True, slots=True)
+class Choice:
+    """A level's seeded choice for one best move: its draw, its margin (0: the best move, ties aside) and how
+    many root moves its search scores exactly."""
+
+    drawn: float
+    margin: float
+    width: int
+
+    def pick(self, result: SearchResult, top_n: int) -> SearchResult:
+        return pick(result, self.drawn, self.margin, top_n)
+
+
+def choose(rng: random.Random, stop: StopSignal, margin: float, top_n: int, varied: bool = True) -> Choice:
+    """The level's ``Choice``: with ``varied`` (a lighter level always, a strongest level in the ``opening``)
+    among the moves within ``margin`` of the best, scoring ``width(top_n)`` root moves; otherwise its best move,
+    scoring the ``top_n`` asked for. Streamed iterations of ``stop`` show the same pick."""
+    choice = Choice(draw(rng), margin, width(top_n)) if varied else Choice(draw(rng), 0.0, top_n)
+    report_picks(stop, choice.drawn, choice.margin, top_n)
+    return choice
 
 
 def report_picks(stop: StopSignal, drawn: float, margin: float, top_n: int) -> None:

@@ -39,7 +39,7 @@ from tests.api.conftest import free_port
 
 START = GAMES["reversi"].new_position().to_notation()
 # A search that runs until its time limit (a depth limit it cannot reach in time overrides the level's).
-# Searches that last their time: the level's node budget (expert's 60k nodes) could end them first on a fast host.
+# Searches that last their time: the level's node budget (expert's) could end them first on a fast host.
 LONG_SEARCH = pb.SearchLimits(max_time_ms=1500, max_depth=60, max_nodes=10**9)
 
 
