@@ -1,6 +1,6 @@
 """Strands on the native engine against the Python search (``python -m bench.strands_native``; issue 14).
 
-Two parts, seeded, in one process (the baseline is measured in the same run):
+Three parts, seeded, in one process (the baseline is measured in the same run):
 
 1. **Iterations per second**: the Monte Carlo tree search of ``hard`` (the engine's candidate covers, its
    group-growing playouts, progressive widening) for ``--probe-ms`` on ``--positions`` positions of a seeded
@@ -10,12 +10,12 @@ Two parts, seeded, in one process (the baseline is measured in the same run):
 2. **Native ``hard`` against today's ``hard``** (the same level on the Python path, ``service.native.use_native``
    turned off for its moves) at equal time per move (``--move-ms`` for both), on the standard board. Games come
    in pairs on the same seeded opening (Black's opening stone and White's first turn, random), colours
-   swapped. Both sides hand over to the same Python alpha-beta once every full cover fits the search. Target:
-   the native side wins at least 75 % of the games.
+   swapped. Both sides hand over to the same alpha-beta (on the native core for the native side: the same
+   answers) once every full cover fits the search. Target: the native side wins at least 75 % of the games.
 3. **Cost at the default level** (``medium``, its own limits) on both paths, as ``bench.native_levels`` measures
    the other games' (its ``cost``): best moves per CPU second natively over the same in Python, target 10x.
-   ``medium``'s alpha-beta runs on the Python search on both paths (the native search core's move numbers do not
-   reach Strands' covers), so this measures what the native engine does not yet take over.
+   ``medium`` is the same alpha-beta on both paths (the native search core over the kernel's candidate covers,
+   tested to give the Python search's moves and values), so strength is equal by construction.
 
 A final line says met or missed. The exit status is 0 unless a game failed (an illegal move, an engine error).
 """

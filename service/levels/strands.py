@@ -2,10 +2,12 @@
 a two-move alpha-beta, ``hard`` (Monte Carlo tree search with the engine's group-growing playouts) hands over to
 alpha-beta, and so to proofs, once every full cover fits the search (``search_moves_complete``).
 
-``hard``'s tree search runs natively (``service.native.mcts``: the same search over the C twin of the engine's
-candidate covers and playouts, some fifteen times the iterations in the same time) when the native engine is
-built and holds the layout, and in Python otherwise (``GAMERULES_NO_NATIVE=1``, no compiler, a layout the kernel
-refuses). Both use the whole time they are given, and the seed drives the playouts, so games do not repeat.
+Both searches run natively when the native engine is built and holds the layout, and in Python otherwise
+(``GAMERULES_NO_NATIVE=1``, no compiler, a layout the kernel refuses): the alpha-beta on the native search core
+(``native_search.py``: the same search over the C twin of the engine's candidate covers and evaluation, so the
+same moves and values at a small fraction of the CPU), ``hard``'s tree search on ``service.native.mcts`` (the
+same search with the C twin of the playouts, some fifteen times the iterations in the same time). The tree
+search uses the whole time it is given, and the seed drives the playouts, so games do not repeat.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from typing import Any
 from service.core.values import Level, Limits, SearchResult, StopSignal
 from service.engines.strands import StrandsPosition
 from service.levels.driver import GameLevels
+from service.levels.native_search import native_search
 from service.native import mcts as native
 from service.search import greedy, mcts, search
 
@@ -24,14 +27,22 @@ def _easy(position: StrandsPosition, limits: Limits, rng: Any, top_n: int, stop:
     return greedy(position, lambda p, m: p.play(m).evaluate(mover), rng, top_n)
 
 
-def _medium(position: StrandsPosition, limits: Limits, rng: Any, top_n: int, stop: StopSignal) -> SearchResult:
+def _alpha_beta(position: StrandsPosition, limits: Limits, rng: Any, top_n: int, stop: StopSignal) -> SearchResult:
+    """The alpha-beta search: on the native engine when it holds the position, else in Python."""
+    found = native_search(position, limits, stop, top_n)
+    if found is not None:
+        return found
     return search(position, limits, stop=stop, top_n=top_n, rng=rng)
+
+
+def _medium(position: StrandsPosition, limits: Limits, rng: Any, top_n: int, stop: StopSignal) -> SearchResult:
+    return _alpha_beta(position, limits, rng, top_n, stop)
 
 
 def _hard(position: StrandsPosition, limits: Limits, rng: Any, top_n: int, stop: StopSignal) -> SearchResult:
     if position.search_moves_complete():
         # Every full cover fits the search from here to the end: alpha-beta can prove the result.
-        return search(position, limits, stop=stop, top_n=top_n, rng=rng)
+        return _alpha_beta(position, limits, rng, top_n, stop)
     found = native.mcts(position, limits, stop=stop, top_n=top_n, rng=rng)
     if found is not None:
         return found

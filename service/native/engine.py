@@ -233,11 +233,12 @@ def run_watched(
 ) -> tuple[int, Any]:
     """Run ``call`` (a native search that polls ``flag``, the GIL released) while a watcher thread asks the
     caller's ``stop()``: (the search's error code, what ``stop()`` answered when it fired, or None). An exception
-    a report put in ``raised`` is raised again here, once the C frames are left."""
+    a report put in ``raised`` is raised again here, once the C frames are left. A stop on the clock alone (a
+    Deadline's ``clock_only``) has no watcher: the C loop reads its ``end`` itself."""
     fired: list[Any] = []
     done = threading.Event()
     watcher = None
-    if stop is not None:
+    if stop is not None and not getattr(stop, "clock_only", False):
         first = stop()
         if first:
             flag.set()
@@ -294,7 +295,7 @@ def search(
     handed by ``set_weights``) instead of the hand-written one."""
     run = _function("gr_search_reporting")
     adapter = ADAPTERS.get(position_game(position))
-    if run is None or adapter is None or not getattr(adapter, "ALPHA_BETA", True):
+    if run is None or adapter is None:
         return None
     if position.to_move == 0:
         raise GameOverError("the game is over: there is no move to search", "position")
@@ -317,9 +318,9 @@ def search(
         tt_entries=max(0, tt_entries),
     )
     result = _Result()
-    weight = max(1, node_weight)
+    answer = _Answering(position, adapter, began, max(1, node_weight), position.search_moves_complete())
     raised: list[BaseException] = []
-    report = _reporter(getattr(stop, "on_iteration", None), position, adapter, began, weight, flag, raised)
+    report = _reporter(getattr(stop, "on_iteration", None), answer, flag, raised)
     error, fired = run_watched(
         lambda: run(adapter.KERNEL.encode(), state, ctypes.byref(c_limits), flag.ref, ctypes.byref(result), report),
         stop,
@@ -329,18 +330,10 @@ def search(
     if error:
         raise RuntimeError(f"the native search refused the position (error {error})")
     reason = stop_reason(_REASONS.get(result.stop_reason, ""), stop, fired)
-    return _answer(position, adapter, result, reason, began, iterations, weight)
+    return answer(result, reason, iterations)
 
 
-def _reporter(
-    on_iteration: Any,
-    position: Any,
-    adapter: Any,
-    began: float,
-    weight: int,
-    flag: StopFlag,
-    raised: list[BaseException],
-) -> Any:
+def _reporter(on_iteration: Any, answer: _Answering, flag: StopFlag, raised: list[BaseException]) -> Any:
     """The core's report for a stop signal's ``on_iteration`` (streamed analysis; NULL without one): each
     finished iteration's answer as it stands, as the Python search reports it (``stop_reason`` empty). An
     exception cannot cross the C frames: it stops the search and is raised again once the call returns."""
@@ -349,7 +342,7 @@ def _reporter(
 
     def report(result: Any) -> None:
         try:
-            on_iteration(_answer(position, adapter, result.contents, "", began, None, weight))
+            on_iteration(answer(result.contents, "", None))
         except BaseException as error:  # KeyboardInterrupt too: it must not be lost in the callback
             raised.append(error)
             flag.set()
@@ -381,34 +374,45 @@ _GAME_OF = {
 }
 
 
-def _answer(
-    position: Any,
-    adapter: Any,
-    result: _Result,
-    reason: str,
-    began: float,
-    iterations: list[Iteration] | None,
-    weight: int,
-) -> SearchResult:
-    def out(move: int) -> Any:
-        return adapter.move_out(position, move)
+@dataclass(frozen=True, slots=True)
+class _Answering:
+    """What turns the core's result into the project's ``SearchResult`` for one search: the engine's moves of
+    the kernel's, native nodes by their weight, and nothing proved where the root's moves were capped
+    (``complete`` false: Strands' candidate covers), as the Python search answers."""
 
-    if iterations is not None:
-        for it in result.iter[: result.n_iter]:
-            nodes = -(-it.nodes // weight)
-            iterations.append(Iteration(it.depth, out(it.move), it.value + 0.0, bool(it.proved), nodes, it.seconds))
-    alternatives = [
-        ScoredMove(out(result.alt_move[i]), result.alt_value[i] + 0.0, bool(result.alt_exact[i]))
-        for i in range(result.n_alt)
-    ]
-    return SearchResult(
-        move=out(result.move),
-        value=result.value + 0.0,
-        exact=bool(result.exact),
-        depth=result.depth,
-        nodes=-(-result.nodes // weight),
-        elapsed_ms=(time.monotonic() - began) * 1000.0,
-        stop_reason=reason,
-        pv=[out(m) for m in result.pv[: result.pv_len]],
-        alternatives=alternatives,
-    )
+    position: Any
+    adapter: Any
+    began: float
+    weight: int
+    complete: bool
+
+    def __call__(self, result: _Result, reason: str, iterations: list[Iteration] | None) -> SearchResult:
+        def out(move: int) -> Any:
+            return self.adapter.move_out(self.position, move)
+
+        def nodes(count: int) -> int:
+            return -(-count // self.weight)
+
+        complete = self.complete
+        if iterations is not None:
+            for it in result.iter[: result.n_iter]:
+                proved = bool(it.proved) and complete
+                value = it.value + 0.0
+                iterations.append(Iteration(it.depth, out(it.move), value, proved, nodes(it.nodes), it.seconds))
+        alternatives = [
+            ScoredMove(out(result.alt_move[i]), result.alt_value[i] + 0.0, bool(result.alt_exact[i]) and complete)
+            for i in range(result.n_alt)
+        ]
+        if not complete and reason == "solved":
+            reason = "depth"  # the root's moves were capped: reaching only finished games proved nothing
+        return SearchResult(
+            move=out(result.move),
+            value=result.value + 0.0,
+            exact=bool(result.exact) and complete,
+            depth=result.depth,
+            nodes=nodes(result.nodes),
+            elapsed_ms=(time.monotonic() - self.began) * 1000.0,
+            stop_reason=reason,
+            pv=[out(m) for m in result.pv[: result.pv_len]],
+            alternatives=alternatives,
+        )

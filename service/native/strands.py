@@ -8,8 +8,8 @@ Every board side (2..9), layout and ``exact_count`` fits, except a layout where 
 a rank would not fit 25 bits (more than comb(n, k) = 2**25 covers of one size: e.g. 60 cells labelled 6); ``pack``
 answers None for it, and the levels stay on the Python search.
 
-The ranks are far above the alpha-beta core's move range (``GR_MOVE_RANGE``): the kernel serves the Monte Carlo
-search (``engine.mcts``), not ``engine.search`` (``ALPHA_BETA`` False).
+The kernel serves both native searches: the Monte Carlo tree search (``service.native.mcts``) and the alpha-beta
+core (``engine.search``), where ranks above its move range share history slots by a hash (``core.c``).
 """
 
 from __future__ import annotations
@@ -22,7 +22,6 @@ from typing import Any
 from service.core.bits import set_bits
 
 KERNEL = "strands"
-ALPHA_BETA = False
 _RANK_BITS = 25
 _WORDS_BYTES = 32  # four 64-bit words: 256 cells, a side-9 board's 217 among them
 _TAIL = struct.Struct("<iiii")  # st_state after the masks: side, to_move, exact, pad

@@ -114,6 +114,12 @@ class Deadline:
             return True
         return False
 
+    @property
+    def clock_only(self) -> bool:
+        """Whether only the clock can fire it (no caller's stop signal under it): a native search that reads
+        ``end`` itself then needs no one to ask it while it runs."""
+        return self._stop is never or bool(getattr(self._stop, "clock_only", False))
+
     def time_left(self) -> float | None:
         """Seconds until the time limit, or None without one."""
         return None if self._end is None else self._end - time.monotonic()

@@ -10,7 +10,7 @@ import time
 from service.core import Limits
 from service.engines import GAMES
 from service.native import engine as native
-from service.search import search
+from service.search import Deadline, search
 from tests.native.twins import needs
 
 pytestmark = needs("reversi")
@@ -59,6 +59,18 @@ def test_a_callers_stop_signal_is_heard_with_its_reason() -> None:
     assert result is not None
     assert result.stop_reason == "deadline"
     assert result.depth >= 1
+
+
+def test_deadlines_stop_a_search_on_their_clock_and_on_the_callers_stop() -> None:
+    """A Deadline on the clock alone (no watcher: the C loop reads its end) and one over a caller's stop signal
+    (the watcher asks it) each stop the search with their reason."""
+    clock = Deadline(Limits(max_time_ms=200))
+    result = native.search(GAME.new_position({}, ""), Limits(), stop=clock)
+    assert result is not None and result.stop_reason == "time" and result.depth >= 1
+    began = time.monotonic()
+    callers = Deadline(Limits(max_time_ms=60_000), lambda: time.monotonic() - began > 0.2 and "deadline")
+    result = native.search(GAME.new_position({}, ""), Limits(), stop=callers)
+    assert result is not None and result.stop_reason == "deadline" and result.depth >= 1
 
 
 def test_a_stop_already_fired_still_answers_a_legal_move() -> None:

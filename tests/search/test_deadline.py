@@ -72,3 +72,11 @@ def test_greedy_maximises_with_seeded_ties() -> None:
 def test_greedy_refuses_a_finished_game() -> None:
     with pytest.raises(GameOverError):
         greedy(Nim((0,), 0, 1), lambda p, m: 0.0, random.Random(0))
+
+
+def test_clock_only_says_whether_a_callers_stop_is_under_it() -> None:
+    """A native search skips its watcher thread for a Deadline only the clock can fire."""
+    assert Deadline(Limits(max_time_ms=5)).clock_only
+    assert Deadline(Limits(), Deadline(Limits(max_time_ms=5))).clock_only
+    assert not Deadline(Limits(), lambda: False).clock_only
+    assert not Deadline(Limits(), Deadline(Limits(), lambda: False)).clock_only

@@ -282,16 +282,25 @@ static int index_of(const int *moves, int n, int m) {
     return -1;
 }
 
+/* A move's history slot: the move itself below GR_MOVE_RANGE; above it (Strands numbers a cover by its rank) a
+ * slot drawn by a hash. Moves that share a slot share their history, which changes the order of moves and so
+ * the cost of a search, never a value. */
+static inline int history_slot(int move) {
+    if (move < GR_MOVE_RANGE) return move;
+    return (int)(((uint32_t)move * 2654435761u) >> 22); /* the top 10 bits: 0 .. GR_MOVE_RANGE-1 */
+}
+_Static_assert(GR_MOVE_RANGE == 1 << 10, "history_slot keeps 10 bits of the hash");
+
 /* Table move, killers, then the kernel's order re-sorted (stably) by history: the Python search's order. */
 static void order(ctx *c, int *moves, int n, int seat, int tt_move, int ply, int kernel_order) {
     const uint64_t *hist = c->history[seat];
     /* kernel_order: the table's move first, then the kernel's order as it is (no history, no killers). */
     if (!kernel_order && n > 1) { /* stable insertion sort, highest history first (the keys read once) */
         uint64_t key[GR_MAX_MOVES];
-        key[0] = hist[moves[0]];
+        key[0] = hist[history_slot(moves[0])];
         for (int i = 1; i < n; i++) {
             int m = moves[i];
-            uint64_t h = hist[m];
+            uint64_t h = hist[history_slot(m)];
             int j = i - 1;
             while (j >= 0 && key[j] < h) {
                 moves[j + 1] = moves[j];
@@ -485,7 +494,7 @@ static double node(ctx *c, const void *pos, int depth, double alpha, double beta
                         kill[1] = kill[0];
                         kill[0] = m;
                     }
-                    c->history[seat][m] += (uint64_t)depth * (uint64_t)depth;
+                    c->history[seat][history_slot(m)] += (uint64_t)depth * (uint64_t)depth;
                     if (use_tt) tt_store(c, key, depth, v - decided, LOWER, m, p);
                     *proved = p;
                     return v;

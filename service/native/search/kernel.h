@@ -10,9 +10,9 @@
  * - a seat may move several times in a row (Kalah extra turns, Dots and Boxes boxes, Reversi passes that
  *   play makes itself): the core flips a child's value only when the seat to move changes;
  * - values are doubles in the game's own units (final margin), from the point of view of the seat asked;
- * - moves are small non-negative ints below GR_MOVE_RANGE, the kernel's own numbering (the binding maps
- *   them to engine moves); a kernel only the Monte Carlo search (mcts.c) uses may number them up to INT_MAX
- *   (Strands' covers), and its adapter keeps it from the alpha-beta core (ALPHA_BETA False).
+ * - moves are non-negative ints, the kernel's own numbering (the binding maps them to engine moves): each
+ *   move below GR_MOVE_RANGE has a history slot of its own; a kernel may number them up to INT_MAX (Strands'
+ *   covers, by rank), and moves above the range then share history slots by a hash (core.c, history_slot).
  */
 #ifndef GR_KERNEL_H
 #define GR_KERNEL_H
@@ -21,7 +21,7 @@
 
 #define GR_STATE_MAX 256   /* bytes of the largest state */
 #define GR_MAX_MOVES 256   /* most moves a node may have */
-#define GR_MOVE_RANGE 1024 /* moves are 0 .. GR_MOVE_RANGE-1 (the history table's size) */
+#define GR_MOVE_RANGE 1024 /* the history table's size: a slot per move below it */
 
 typedef struct gr_kernel {
     const char *name;

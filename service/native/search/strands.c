@@ -9,8 +9,8 @@
  *
  * A move is one int: the colex rank of its cells among the layout's cells of its label, the number of cells,
  * the label (rank << 6 | count << 3 | label). The adapter (service/native/strands.py) refuses layouts whose
- * ranks would not fit 25 bits. Such moves are far above GR_MOVE_RANGE: this kernel serves the Monte Carlo tree
- * search (mcts.c), not the alpha-beta core.
+ * ranks would not fit 25 bits. Such moves are far above GR_MOVE_RANGE: in the alpha-beta core they share
+ * history slots by a hash (core.c); the Monte Carlo tree search (mcts.c) takes them as they are.
  */
 #include <math.h>
 #include <stdint.h>
