@@ -8,6 +8,7 @@ among the moves within their margin of the best (``variety.py``)."""
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from service.core.values import Level, Limits, SearchResult, StopSignal
@@ -15,6 +16,7 @@ from service.engines.kalah import KalahPosition
 from service.levels import variety
 from service.levels.driver import GameLevels
 from service.levels.native_search import callers_resources, native_search
+from service.native import engine
 from service.search import greedy, search
 
 # Seeded variety: the searching levels pick by their seed among the moves within this many seeds of the best
@@ -47,7 +49,25 @@ HARD_NODES = 100_000
 SOLVE_SEEDS = 14
 # Iterations before the solve leaps to the end of the game: the answer if the proof does not fit the budget.
 SOLVE_LEAD = 8
+# With a time of the caller's (and no node budget) the native solve starts earlier, as far as the time allows,
+# on boards of at most six pits a side: from ``SOLVE_AT`` seeds in the pits the solves took at most
+# ``SOLVE_AT_MS`` (CPU; a median of 33 ms), each further seed about ``SOLVE_GROWTH`` times more (26 seeds: at
+# most 141 ms; 30: 932 ms), measured with ``python -m bench.solve --games kalah --empties 20 22 24 26 28 30
+# --positions 10 --no-baseline``. 100 ms a move solves from 27 seeds, 1 s from 30, 10 s from 33.
+SOLVE_AT, SOLVE_AT_MS, SOLVE_GROWTH = 28, 139.0, 2.0
 HARD_LIMITS = Limits(max_nodes=HARD_NODES)
+
+
+def solve_seeds(position: KalahPosition, limits: Limits) -> int:
+    """From how many seeds in the pits hard proves ``position`` to the end under ``limits`` (the caller's
+    resources, ``callers_resources``): ``SOLVE_SEEDS``, or as many more as a time of the caller's without a node
+    budget allows on the native search engine (measured: see the constants)."""
+    if limits.max_nodes is not None or limits.max_time_ms is None or position.pits_per_side > 6:
+        return SOLVE_SEEDS
+    if not engine.available("kalah"):
+        return SOLVE_SEEDS
+    more = SOLVE_AT + math.floor(math.log(limits.max_time_ms / SOLVE_AT_MS, SOLVE_GROWTH))
+    return max(SOLVE_SEEDS, more)
 
 
 def _hard(position: KalahPosition, limits: Limits, rng: Any, top_n: int, stop: StopSignal) -> SearchResult:
@@ -59,7 +79,7 @@ def _hard(position: KalahPosition, limits: Limits, rng: Any, top_n: int, stop: S
     engine when it is there, else the Python search; then, in the opening (``variety.opening``), the seeded
     pick."""
     limits = callers_resources(limits, HARD_LIMITS)
-    solve = limits.max_depth is None and position.seeds_in_play() <= SOLVE_SEEDS
+    solve = limits.max_depth is None and position.seeds_in_play() <= solve_seeds(position, limits)
     seeds = 2 * position.pits_per_side * position.seeds_per_pit
     choice = variety.choose(rng, stop, MARGIN, top_n, not solve and variety.opening(sum(position.scores()), seeds))
     result = native_search(position, limits, stop, choice.width, solve=solve, solve_lead=SOLVE_LEAD)
@@ -83,7 +103,8 @@ LEVELS = GameLevels(
             f"Searches deep ({HARD_NODES:,} positions, or until the time limit when one is given; on the native "
             "engine when the service has it), chaining extra turns and weighing the "
             f"stores, the seeds on each side, free moves and capture threats; from {SOLVE_SEEDS} seeds left in the "
-            "pits it computes the game to the end exactly whenever that fits its budget. In the opening (until a "
+            "pits (more with a time of the caller's, on the native engine) it computes the game to the end exactly "
+            "whenever that fits its budget. In the opening (until a "
             f"quarter of the seeds are in the stores) picks by its seed among moves within {MARGIN:g} seeds of the "
             "best.",
             HARD_LIMITS,

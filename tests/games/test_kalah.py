@@ -21,7 +21,9 @@ from service.core import (
     UnknownLevel,
 )
 from service.engines.kalah import GAME, KalahPosition
-from service.levels.kalah import HARD_NODES, LEVELS, SOLVE_SEEDS
+from service.levels import kalah as kalah_levels
+from service.levels.kalah import HARD_NODES, LEVELS, SOLVE_SEEDS, solve_seeds
+from service.native import engine, use_native
 from tests.games.contract import check_random_games
 
 START = "4,4,4,4,4,4,0/4,4,4,4,4,4,0 1 seeds=4"
@@ -600,6 +602,25 @@ def test_hard_proves_endgames_with_fourteen_seeds(text: str, value: int) -> None
     assert position.seeds_in_play() == SOLVE_SEEDS
     result = best(position)
     assert result.exact and result.stop_reason == "solved" and result.value == value
+
+
+@pytest.mark.skipif(not engine.available("kalah"), reason="the native search engine is not built or turned off")
+def test_a_callers_time_starts_the_native_solve_earlier() -> None:
+    """With a time of the caller's and no node budget, hard proves from as many seeds as the time allows on the
+    native engine (``SOLVE_AT_MS`` at ``SOLVE_AT``, ``SOLVE_GROWTH`` times more per seed); a node budget, the
+    Python search or a board of more than six pits keeps ``SOLVE_SEEDS``."""
+    position = pos("2,0,3,3,0,2,12/0,0,3,7,5,1,10 2 seeds=4")  # 26 seeds in the pits
+    assert solve_seeds(position, Limits(max_time_ms=100)) == kalah_levels.SOLVE_AT - 1
+    assert solve_seeds(position, Limits(max_time_ms=1000)) == kalah_levels.SOLVE_AT + 2
+    assert solve_seeds(position, Limits(max_time_ms=1000, max_nodes=10**6)) == SOLVE_SEEDS
+    assert solve_seeds(pos("4,4,4,4,4,4,4,0/4,4,4,4,4,4,4,0 1 seeds=4"), Limits(max_time_ms=1000)) == SOLVE_SEEDS
+    result = best(position, max_time_ms=5000)
+    assert result.exact and result.stop_reason == "solved" and result.value == -12
+    previous = use_native(False)
+    try:
+        assert solve_seeds(position, Limits(max_time_ms=1000)) == SOLVE_SEEDS
+    finally:
+        use_native(previous)
 
 
 def test_hard_budget_is_nodes_without_a_time_limit_and_time_with_one() -> None:
