@@ -13,7 +13,11 @@ granian with two workers) on 127.0.0.1; the load comes from this process and fro
   with the gateway's pacing of best moves on or off (``--gateway-pacing off,on``: off refuses at once, as
   before it; ``service/api/gateway_pacing.py``). Target: p99 under the flood within 2x idle, both
   transports. Run only this part with ``python -m bench --only soak --part flood`` (about a minute per mode
-  and pacing).
+  and pacing). The server splits the cores as it does by default (``service/api/cpus.py``: on this 2-core box,
+  the searches on one core, the workers on the other) and the gateway runs on the workers' cores, as on a host
+  it shares with the server; ``--search-cpus all`` runs the flood with every core shared instead (the split's
+  before). The timed LegalMoves client stands for a caller on another machine, so it too stays off the search
+  cores: a client thread woken on a core that runs a search would add its own wait to what it measures.
 - mutation: valid requests of every RPC with random bytes flipped, inserted, cut; sent as raw bytes over
   gRPC. Target: no INTERNAL or UNKNOWN answer.
 - soak: ``--best-moves`` BestMove calls (every game, ``maxTimeMs`` 5) and ``--rules-calls`` rules calls (every
@@ -45,6 +49,7 @@ import grpc
 from bench.load import HOST, _free_port, _process, _wait_grpc, _wait_http, server_flags
 from gamerules.v1 import gamerules_pb2 as pb
 from gamerules.v1 import gamerules_pb2_grpc as pb_grpc
+from service.api import cpus
 from service.engines import GAMES
 
 TARGET_FLOOD_RATIO = 2.0
@@ -63,21 +68,28 @@ class Servers:
     grpc: str
     rest: str
     server_pid: int
+    rules_cores: frozenset[int] | None  # where the server's workers run (None: every core)
 
 
 @contextlib.contextmanager
-def servers(mode: str, logs: Path, pacing: bool = True) -> Iterator[Servers]:
-    """The servers, their searches in ``mode``; the gateway paces best moves (``pacing``, its default) or
-    refuses them at once when its share of threads is taken, and answers every 429 at once (as before the
-    pacing)."""
+def servers(mode: str, logs: Path, pacing: bool = True, search_cpus: str = cpus.AUTO) -> Iterator[Servers]:
+    """The servers, their searches in ``mode`` on ``search_cpus`` (the server's flag) and the gateway on the
+    server's rules cores; the gateway paces best moves (``pacing``, its default) or refuses them at once when
+    its share of threads is taken, and answers every 429 at once (as before the pacing)."""
     port, http_port = _free_port(), _free_port()
     target = f"{HOST}:{port}"
     quiet = {"GAMERULES_LOG_LEVEL": "WARNING"}
-    server = [sys.executable, "-m", "service.api.server", *server_flags(port), "--workers", "2", "--search-mode", mode]
+    server = [
+        sys.executable, "-m", "service.api.server", *server_flags(port), "--workers", "2", "--search-mode", mode,
+        "--search-cpus", search_cpus,
+    ]  # fmt: skip
     gateway = [
         sys.executable, "-m", "service.api.gateway_server", "--bind", f"{HOST}:{http_port}",
         "--grpc-target", target, "--workers", "2",
     ]  # fmt: skip
+    split = cpus.plan(search_cpus)  # the split the server makes of the same cores
+    if split:
+        gateway += ["--cpus", cpus.text(split.rules)]
     if not pacing:
         gateway += ["--waiting-best-moves", "0"]
     with (
@@ -86,7 +98,7 @@ def servers(mode: str, logs: Path, pacing: bool = True) -> Iterator[Servers]:
     ):
         _wait_grpc(target)
         _wait_http(f"http://{HOST}:{http_port}/readyz")
-        yield Servers(target, f"http://{HOST}:{http_port}", server_process.pid)
+        yield Servers(target, f"http://{HOST}:{http_port}", server_process.pid, split.rules if split else None)
 
 
 def children(pid: int) -> list[int]:
@@ -219,7 +231,19 @@ def _percentiles(times: list[float]) -> tuple[float, float]:
 
 
 def legal_moves_times(servers: Servers, transport: str, count: int, max_s: float = 30) -> list[float]:
-    """LegalMoves round trips in seconds, ``count`` calls one after another (fewer if ``max_s`` runs out)."""
+    """LegalMoves round trips in seconds, ``count`` calls one after another (fewer if ``max_s`` runs out), from
+    the server's rules cores (see the module's flood)."""
+    previous = cpus.usable()
+    if servers.rules_cores:
+        cpus.pin_thread(servers.rules_cores)  # the gRPC channel's threads, made below, inherit it
+    try:
+        return _legal_moves_times(servers, transport, count, max_s)
+    finally:
+        if servers.rules_cores:
+            cpus.pin_thread(previous)
+
+
+def _legal_moves_times(servers: Servers, transport: str, count: int, max_s: float) -> list[float]:
     times: list[float] = []
     give_up = time.monotonic() + max_s
     if transport == "grpc":
@@ -493,11 +517,20 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--mutations", type=int, default=2000)
     parser.add_argument("--modes", default="process,thread", help="search modes the flood runs under")
     parser.add_argument(
+        "--search-cpus",
+        nargs="+",
+        default=[cpus.AUTO],
+        help="the server's --search-cpus for the flood, one run each (e.g. all auto: before and after the split)",
+    )
+    parser.add_argument(
         "--part", "--only", dest="part", choices=("queue", "flood", "mutation", "soak"), help="run one part"
     )
     args = parser.parse_args(argv)
+    split = cpus.plan(cpus.AUTO)
+    where = f"the workers and the gateway on cores {cpus.text(split.rules)}, the searches on {cpus.text(split.search)}"
     print(
-        f"{os.cpu_count()} cores shared by the servers (2 gRPC workers, 2 gateway workers) and the load. "
+        f"{os.cpu_count()} cores for the servers (2 gRPC workers, 2 gateway workers) and the load; by default "
+        f"{where if split else 'every core shared'}. "
         f"Load average: {' '.join(f'{v:.2f}' for v in os.getloadavg())}",
         flush=True,
     )
@@ -517,9 +550,12 @@ def main(argv: list[str] | None = None) -> int:
             )
             for mode in modes:
                 for pacing in args.gateway_pacing.split(","):
-                    label = f"{mode} pacing {pacing}"
-                    with servers(mode, logs, pacing != "off") as running:
-                        run_flood(running, label, args.flood_clients, args.flood_samples, args.flood_rounds, pool)
+                    for setting in args.search_cpus:
+                        label = f"{mode} pacing {pacing} search-cpus {setting}"
+                        with servers(mode, logs, pacing != "off", setting) as running:
+                            run_flood(
+                                running, label, args.flood_clients, args.flood_samples, args.flood_rounds, pool
+                            )
         with servers(modes[0], logs) as running:
             if "queue" in parts:
                 print("\n-- queue")

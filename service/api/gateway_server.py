@@ -27,7 +27,7 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from service.api import environment, gateway_pacing, logs, multiproc
+from service.api import cpus, environment, gateway_pacing, logs, multiproc
 
 # Each request holds a thread while it waits on its gRPC call, with the GIL released; granian's own advice
 # (it warns above this) is at most two per core and one more. Best moves, which wait longest (in the server's
@@ -86,6 +86,12 @@ def parser() -> argparse.ArgumentParser:
         type=float,
         default=float(_env("GAMERULES_GATEWAY_REFUSAL_HOLD_S", str(gateway_pacing.DEFAULT_HOLD_S))),
         help="how long a refused best move waits for its 429 (less near its deadline); 0: at once",
+    )
+    add(
+        "--cpus",
+        default=_env("GAMERULES_GATEWAY_CPUS", cpus.ALL),
+        help="the cores the gateway runs on: all, or a list such as 0 or 0-1 (on the server's host: its rules "
+        "cores, away from the searches)",
     )
     add("--grace-s", type=float, default=float(_env("GAMERULES_GRACE_S", "15")), help="on SIGTERM, for requests")
     add("--tls-cert", default=_env("GAMERULES_GATEWAY_TLS_CERT", ""), help="PEM certificate: serve HTTPS")
@@ -243,6 +249,16 @@ def main(argv: list[str] | None = None) -> int:
     if bool(args.tls_cert) != bool(args.tls_key):
         print("--tls-cert and --tls-key go together", file=sys.stderr)
         return 2
+    if args.cpus.strip().lower() != cpus.ALL:
+        try:
+            cores = cpus.parse(args.cpus) & cpus.usable()
+        except ValueError as error:
+            print(f"--cpus: {error}", file=sys.stderr)
+            return 2
+        if not cores:
+            print(f"--cpus {args.cpus!r} names none of the cores this process may use", file=sys.stderr)
+            return 2
+        cpus.pin_process(cores)  # before granian starts its threads and workers: they inherit it
     host, port = args.bind
     os.environ["GAMERULES_GRPC_TARGET"] = args.grpc_target  # read by create_app in each worker
     os.environ["GAMERULES_GATEWAY_THREADS"] = str(max(1, args.threads))  # so is this: best moves get a share

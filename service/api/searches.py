@@ -8,7 +8,9 @@ is refused (``Overloaded``: RESOURCE_EXHAUSTED with ``Retry-After``) only when t
 slot freed in time to meet its deadline.
 
 Priority. A portal sends a rules call on every human move and expects it back at once; a search takes all the
-CPU it is given. So searches run where the kernel's scheduler can put the rules calls first:
+CPU it is given. So searches run on cores of their own where the server owns several (``cpus.py``: the
+workers, which serve the rules calls, on the others), and where the kernel's scheduler can put the rules calls
+first:
 
 - ``process`` (the default): in ``capacity`` search processes per worker at nice ``SEARCH_NICE``. The worker's
   interpreter then never waits for a search to hand back its lock, and the kernel gives the rules calls
@@ -35,6 +37,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from service import core
+from service.api import cpus
 from service.engines import GAMES
 from service.levels import LEVELS, play_level
 
@@ -84,10 +87,17 @@ class SearchJob:
 class SearchPool:
     """Admission and execution of one process's searches (``mode``: ``process`` or ``thread``)."""
 
-    def __init__(self, capacity: int, queue_size: int, mode: str = "process", nice: int = SEARCH_NICE) -> None:
+    def __init__(
+        self,
+        capacity: int,
+        queue_size: int,
+        mode: str = "process",
+        nice: int = SEARCH_NICE,
+        cores: frozenset[int] | None = None,
+    ) -> None:
         if mode not in MODES:
             raise ValueError(f"search mode must be one of {MODES}, not {mode!r}")
-        self.capacity, self.mode, self._nice = capacity, mode, nice
+        self.capacity, self.mode, self._nice, self._cores = capacity, mode, nice, cores
         self._admitted = threading.BoundedSemaphore(capacity + queue_size)
         # The slots themselves: a search holds a ticket, which also names its cancel flag in process mode.
         self._tickets: queue.Queue[int] = queue.Queue()
@@ -162,7 +172,10 @@ class SearchPool:
             if self._executor is None:
                 if self.mode == "thread":
                     self._executor = futures.ThreadPoolExecutor(
-                        self.capacity, thread_name_prefix="search", initializer=_lower_priority, initargs=(self._nice,)
+                        self.capacity,
+                        thread_name_prefix="search",
+                        initializer=_lower_priority,
+                        initargs=(self._nice, self._cores),
                     )
                 else:
                     context = multiprocessing.get_context("forkserver")
@@ -173,7 +186,7 @@ class SearchPool:
                         self.capacity,
                         context,
                         initializer=_init_child,
-                        initargs=(self._cancelled, self._nice, os.getpid()),
+                        initargs=(self._cancelled, self._nice, os.getpid(), self._cores),
                     )
             return self._executor
 
@@ -188,12 +201,15 @@ def _ready() -> bool:
     return True
 
 
-def _lower_priority(nice: int) -> None:
-    """Nice the calling thread (Linux schedules threads; ``setpriority`` on a thread id sets that thread's)."""
+def _lower_priority(nice: int, cores: frozenset[int] | None = None) -> None:
+    """Nice the calling thread (Linux schedules threads; ``setpriority`` on a thread id sets that thread's), and
+    keep it on the search cores when there are some (``cpus.py``)."""
     try:
         os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), nice)
+        if cores:
+            cpus.pin_thread(cores)
     except OSError as error:  # not Linux, or a sandbox that forbids it: the searches run at normal priority
-        _log.warning("cannot lower the search priority: %s", error)
+        _log.warning("cannot lower the search priority or move it to its cores: %s", error)
 
 
 class CallerStop(Protocol):
@@ -235,10 +251,10 @@ def _search(job: SearchJob, stop: core.StopSignal) -> core.SearchResult:
 _child_cancelled: Any = None
 
 
-def _init_child(cancelled: Any, nice: int, worker: int) -> None:
+def _init_child(cancelled: Any, nice: int, worker: int, cores: frozenset[int] | None) -> None:
     global _child_cancelled
     _child_cancelled = cancelled
-    os.nice(nice)
+    _lower_priority(nice, cores)  # the only thread yet: the watcher below inherits it
     threading.Thread(target=_exit_with, args=(worker,), name="worker-watch", daemon=True).start()
 
 

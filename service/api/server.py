@@ -38,7 +38,7 @@ from grpc_reflection.v1alpha import reflection
 
 from gamerules.v1 import gamerules_pb2 as pb
 from gamerules.v1 import gamerules_pb2_grpc as pb_grpc
-from service.api import auth, environment, logs, multiproc, searches
+from service.api import auth, cpus, environment, logs, multiproc, searches
 from service.api.calls import ObservingInterceptor
 from service.api.servicer import GameRulesServicer, ServiceConfig
 from service.levels import LEVELS
@@ -92,6 +92,9 @@ class ServerConfig:
     log_level: str = "INFO"
     log_format: str = "json"
     service: ServiceConfig = field(default_factory=ServiceConfig)
+    # The cores the workers (the rules calls) run on, the searches on ``service.search_cores`` (``cpus.py``);
+    # None: every core the server may use.
+    rules_cores: frozenset[int] | None = None
 
 
 @dataclass
@@ -227,6 +230,8 @@ def _metrics_dir() -> Iterator[str]:
 
 def serve(config: ServerConfig, servicer_factory: Callable[[], pb_grpc.GameRulesServicer] | None = None) -> int:
     """Run ``config.workers`` worker processes on one port until SIGTERM; the exit code (0: a clean stop)."""
+    if config.rules_cores:
+        cpus.pin_process(config.rules_cores)  # before the workers are forked: they and their threads inherit it
     with _metrics_dir(), _reserve_port(config.host, config.port) as port:
         worker_config = replace(config, port=port)
         workers: set[int] = set()
@@ -278,7 +283,14 @@ def serve(config: ServerConfig, servicer_factory: Callable[[], pb_grpc.GameRules
                 exporter.append(server.socket)  # type: ignore[attr-defined]
         _log.info(
             "serving",
-            extra={"host": config.host, "port": port, "workers": config.workers, "metrics_port": config.metrics_port},
+            extra={
+                "host": config.host,
+                "port": port,
+                "workers": config.workers,
+                "metrics_port": config.metrics_port,
+                "rules_cores": cpus.text(config.rules_cores) if config.rules_cores else "all",
+                "search_cores": cpus.text(config.service.search_cores) if config.service.search_cores else "all",
+            },
         )
         while workers:
             pid, wait_status = os.wait()
@@ -348,6 +360,12 @@ def parse_args(argv: Sequence[str] | None = None) -> ServerConfig:
         help="searches in niced search processes, or in niced threads of the worker",
     )
     add(
+        "--search-cpus",
+        default=_env("GAMERULES_SEARCH_CPUS", cpus.AUTO),
+        help="the cores searches run on, the workers on the others: auto (all but the first quarter of the "
+        "cores, when the server owns two or more), all (no split) or a list such as 1 or 2-7",
+    )
+    add(
         "--page-token-key-file",
         default=_env("GAMERULES_PAGE_TOKEN_KEY_FILE", ""),
         help=f"the secret that signs page tokens (else ${PAGE_TOKEN_KEY_ENV}; else random per server)",
@@ -378,6 +396,10 @@ def parse_args(argv: Sequence[str] | None = None) -> ServerConfig:
         page_token_key = _page_token_key(args.page_token_key_file)
     except OSError as error:
         parser.error(f"--page-token-key-file: {error}")
+    try:
+        split = cpus.plan(args.search_cpus)
+    except ValueError as error:
+        parser.error(str(error))
     return ServerConfig(
         host=args.host,
         port=args.port,
@@ -397,8 +419,10 @@ def parse_args(argv: Sequence[str] | None = None) -> ServerConfig:
             search_slots=slots,
             search_queue=queue,
             search_mode=args.search_mode,
+            search_cores=split.search if split else None,
             page_token_key=page_token_key,
         ),
+        rules_cores=split.rules if split else None,
     )
 
 

@@ -64,6 +64,8 @@ class ServiceConfig:
     # waiting calls never take all the request threads that cheap calls need.
     search_queue: int = 8
     search_mode: str = "process"  # or "thread": see service/api/searches.py
+    # The cores the searches run on (``service/api/cpus.py``); None: wherever the process may run.
+    search_cores: frozenset[int] | None = None
     # Reply this long before the caller's deadline, so the answer arrives in time.
     deadline_margin_ms: int = 50
     # Signs page tokens, so a caller cannot forge one: a secret from the configuration (``GAMERULES_PAGE_TOKEN_KEY``),
@@ -140,7 +142,10 @@ class GameRulesServicer(pb_grpc.GameRulesServicer):
         self._levels = levels
         self._config = config or ServiceConfig()
         self._searches = searches.SearchPool(
-            self._config.search_slots, self._config.search_queue, self._config.search_mode
+            self._config.search_slots,
+            self._config.search_queue,
+            self._config.search_mode,
+            cores=self._config.search_cores,
         )
         self._observe_search = observe_search
         # Descriptions never change while the process runs: encode them once.
