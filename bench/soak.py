@@ -553,9 +553,7 @@ def main(argv: list[str] | None = None) -> int:
                     for setting in args.search_cpus:
                         label = f"{mode} pacing {pacing} search-cpus {setting}"
                         with servers(mode, logs, pacing != "off", setting) as running:
-                            run_flood(
-                                running, label, args.flood_clients, args.flood_samples, args.flood_rounds, pool
-                            )
+                            run_flood(running, label, args.flood_clients, args.flood_samples, args.flood_rounds, pool)
         with servers(modes[0], logs) as running:
             if "queue" in parts:
                 print("\n-- queue")
