@@ -206,10 +206,13 @@ def _lower_priority(nice: int, cores: frozenset[int] | None = None) -> None:
     keep it on the search cores when there are some (``cpus.py``)."""
     try:
         os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), nice)
-        if cores:
-            cpus.pin_thread(cores)
     except OSError as error:  # not Linux, or a sandbox that forbids it: the searches run at normal priority
-        _log.warning("cannot lower the search priority or move it to its cores: %s", error)
+        _log.warning("cannot lower the search priority: %s", error)
+    if cores:
+        try:
+            cpus.pin_thread(cores)
+        except OSError as error:  # a sandbox that forbids it: the searches run on every core
+            _log.warning("cannot move the search to its cores: %s", error)
 
 
 class CallerStop(Protocol):

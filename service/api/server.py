@@ -11,9 +11,10 @@ NOT_SERVING, stops taking calls, lets in-flight calls finish within the grace pe
 parent exits 0.
 
 Each worker runs at most ``--search-slots`` best-move searches at once (``service/api/searches.py``: in search
-processes at a lower scheduling priority, so the rules calls come first) and lets up to ``--search-queue``
-more calls wait for a slot, each until its own deadline; past that BestMove is RESOURCE_EXHAUSTED at once,
-and the request threads left over (``--threads`` must leave some) keep serving the cheap calls.
+processes at a lower scheduling priority and, by default, on cores of their own, ``cpus.py``, so the rules
+calls come first) and lets up to ``--search-queue`` more calls wait for a slot, each until its own deadline;
+past that BestMove is RESOURCE_EXHAUSTED at once, and the request threads left over (``--threads`` must leave
+some) keep serving the cheap calls.
 """
 
 from __future__ import annotations
