@@ -174,7 +174,6 @@ def speed(positions: int) -> dict[str, float]:
 # project's 2-core box; with 64M entries (2 GiB) 129 M nodes, 76 s; with the service's 2M (64 MiB) it was not
 # proved after 489 s and 1.47 G nodes. A proof this size revisits far more positions than a small table holds.
 STRETCH_TT_ENTRIES = 1 << 24
-TT_ENTRY_BYTES = 32  # one entry of the core's table (engine.DEFAULT_TT_ENTRIES's comment)
 
 
 def kalah_proof(seeds: int, goal_s: float, value: int, tt_entries: int = native.DEFAULT_TT_ENTRIES) -> None:
@@ -191,7 +190,7 @@ def kalah_proof(seeds: int, goal_s: float, value: int, tt_entries: int = native.
     print(
         f"Kalah(6,{seeds}) from the start (goal: proved {value:+d} within {goal_s:.0f} CPU s): {state}, "
         f"{result.nodes:,} nodes, {cpu:.1f} CPU s, a table of {tt_entries:,} entries "
-        f"({tt_entries * TT_ENTRY_BYTES >> 20} MiB): {mark(met)}"
+        f"({tt_entries * native.TT_ENTRY_BYTES >> 20} MiB): {mark(met)}"
     )
     if result.exact and result.value != value:
         print(f"  WRONG VALUE: {result.value:+.0f}, known {value:+d}")

@@ -7,7 +7,7 @@ granian with two workers) on 127.0.0.1; the load comes from this process and fro
 - queue: 8 simultaneous 1 s BestMoves with 10 s deadlines, each on its own connection, over gRPC and over
   REST. Target: all answered.
 - flood: LegalMoves p50/p99 over gRPC and over REST, idle, then while 64 REST clients call BestMove without
-  pause, ignoring ``Retry-After`` (one client process of its own, not pinned to a core); ``--flood-rounds``
+  pause, ignoring ``Retry-After`` (one client process of its own); ``--flood-rounds``
   rounds of both in turn, so that the load of a shared box falls on both phases alike. Once per search mode
   (``--modes``: the searches in niced search processes, the default, or in niced threads of the worker) and
   with the gateway's pacing of best moves on or off (``--gateway-pacing off,on``: off refuses at once, as
@@ -16,8 +16,10 @@ granian with two workers) on 127.0.0.1; the load comes from this process and fro
   and pacing). The server splits the cores as it does by default (``service/api/cpus.py``: on this 2-core box,
   the searches on one core, the workers on the other) and the gateway runs on the workers' cores, as on a host
   it shares with the server; ``--search-cpus all`` runs the flood with every core shared instead (the split's
-  before). The timed LegalMoves client stands for a caller on another machine, so it too stays off the search
-  cores: a client thread woken on a core that runs a search would add its own wait to what it measures.
+  before). The clients stand for callers on other machines, and in every run both keep to the cores ``auto``
+  gives: the timed LegalMoves client to the rules cores (a client thread woken on a core that runs a search
+  would add its own wait to what it measures), the flood's to the search cores (on the rules cores it would
+  take their CPU from the calls being timed).
 - mutation: valid requests of every RPC with random bytes flipped, inserted, cut; sent as raw bytes over
   gRPC. Target: no INTERNAL or UNKNOWN answer.
 - soak: ``--best-moves`` BestMove calls (every game, ``maxTimeMs`` 5) and ``--rules-calls`` rules calls (every
@@ -68,7 +70,6 @@ class Servers:
     grpc: str
     rest: str
     server_pid: int
-    rules_cores: frozenset[int] | None  # where the server's workers run (None: every core)
 
 
 @contextlib.contextmanager
@@ -98,7 +99,7 @@ def servers(mode: str, logs: Path, pacing: bool = True, search_cpus: str = cpus.
     ):
         _wait_grpc(target)
         _wait_http(f"http://{HOST}:{http_port}/readyz")
-        yield Servers(target, f"http://{HOST}:{http_port}", server_process.pid, split.rules if split else None)
+        yield Servers(target, f"http://{HOST}:{http_port}", server_process.pid)
 
 
 def children(pid: int) -> list[int]:
@@ -231,15 +232,19 @@ def _percentiles(times: list[float]) -> tuple[float, float]:
 
 
 def legal_moves_times(servers: Servers, transport: str, count: int, max_s: float = 30) -> list[float]:
-    """LegalMoves round trips in seconds, ``count`` calls one after another (fewer if ``max_s`` runs out), from
-    the server's rules cores (see the module's flood)."""
+    """LegalMoves round trips in seconds, ``count`` calls one after another (fewer if ``max_s`` runs out), made
+    and timed by this thread on the cores ``auto`` gives the rules calls, whatever the server's split (see the
+    module's flood), so that runs with and without it time the same client. Only this thread: pinning the
+    client's helper threads too put them on the rules core with the workers, and the idle p99 itself then
+    jumped to several milliseconds in some rounds."""
+    split = cpus.plan(cpus.AUTO)
     previous = cpus.usable()
-    if servers.rules_cores:
-        cpus.pin_thread(servers.rules_cores)  # the gRPC channel's threads, made below, inherit it
+    if split:
+        cpus.pin_thread(split.rules)
     try:
         return _legal_moves_times(servers, transport, count, max_s)
     finally:
-        if servers.rules_cores:
+        if split:
             cpus.pin_thread(previous)
 
 
@@ -277,7 +282,11 @@ def _legal_moves_times(servers: Servers, transport: str, count: int, max_s: floa
 
 def flood(base: str, clients: int, stop_file: str) -> dict[str, int]:
     """``clients`` keep-alive HTTP clients calling BestMove back to back, 429 or not, until ``stop_file``
-    exists (in a client process of its own)."""
+    exists (in a client process of its own, on the cores ``auto`` gives the searches: it stands for callers on
+    other machines, and on the rules cores it would take their CPU from the calls being timed)."""
+    split = cpus.plan(cpus.AUTO)
+    if split:
+        cpus.pin_process(split.search)
     body = json.dumps(
         {"position": {"notation": REVERSI_START}, "limits": {"maxTimeMs": 300, "maxDepth": 60, "maxNodes": 10**9}}
     ).encode()

@@ -24,6 +24,7 @@ from pathlib import Path
 
 AUTO, ALL = "auto", "all"
 _CGROUP = Path("/sys/fs/cgroup")
+_PROC_CGROUP = Path("/proc/self/cgroup")
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,16 +61,44 @@ def usable() -> frozenset[int]:
 
 
 def quota() -> float | None:
-    """The CPU quota of this process's cgroup in cores (cgroup v2 ``cpu.max``, v1 ``cpu.cfs_quota_us``), None
-    without one."""
+    """The smallest CPU quota, in cores, of this process's cgroup and of its parents (cgroup v2 ``cpu.max``, v1
+    ``cpu.cfs_quota_us``), None without one: a quota set on a parent (a systemd slice, a pod) binds too."""
+    found = [limit for folder in _cgroup_folders() if (limit := _folder_quota(folder)) is not None]
+    return min(found) if found else None
+
+
+def _cgroup_folders() -> list[Path]:
+    """The folders of this process's CPU cgroup and of its parents up to the mount, deepest first."""
     try:
-        limit, period = (_CGROUP / "cpu.max").read_text().split()[:2]
+        lines = _PROC_CGROUP.read_text().splitlines()
+    except OSError:
+        return [_CGROUP, _CGROUP / "cpu"]
+    folders: list[Path] = []
+    for line in lines:
+        _, controllers, path = line.split(":", 2)
+        if controllers == "":  # the v2 hierarchy
+            mount = _CGROUP
+        elif "cpu" in controllers.split(","):  # v1's cpu controller, often mounted with cpuacct
+            mount = _CGROUP / controllers if (_CGROUP / controllers).is_dir() else _CGROUP / "cpu"
+        else:
+            continue
+        folder = mount / path.strip("/")
+        folders.append(folder)
+        while folder != mount:
+            folder = folder.parent
+            folders.append(folder)
+    return folders
+
+
+def _folder_quota(folder: Path) -> float | None:
+    try:
+        limit, period = (folder / "cpu.max").read_text().split()[:2]
         return None if limit == "max" else int(limit) / int(period)
     except (OSError, ValueError):
         pass
     try:
-        limit_us = int((_CGROUP / "cpu" / "cpu.cfs_quota_us").read_text())
-        period_us = int((_CGROUP / "cpu" / "cpu.cfs_period_us").read_text())
+        limit_us = int((folder / "cpu.cfs_quota_us").read_text())
+        period_us = int((folder / "cpu.cfs_period_us").read_text())
     except (OSError, ValueError):
         return None
     return limit_us / period_us if limit_us > 0 else None
@@ -98,11 +127,12 @@ def plan(setting: str, cores: frozenset[int] | None = None, cpu_quota: float | N
 
 
 def pin_process(cores: frozenset[int]) -> None:
-    """Run every thread of this process on ``cores`` (threads and processes it starts later inherit it)."""
+    """Run every thread of this process on ``cores`` (threads and processes it starts later inherit it);
+    OSError where the platform refuses."""
     for task in Path("/proc/self/task").iterdir():
         try:
             os.sched_setaffinity(int(task.name), cores)
-        except (ProcessLookupError, ValueError):  # a thread that ended meanwhile
+        except ProcessLookupError:  # a thread that ended meanwhile
             continue
 
 

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import ipaddress
+import logging
 import os
 import select
 import signal
@@ -258,7 +259,10 @@ def main(argv: list[str] | None = None) -> int:
         if not cores:
             print(f"--cpus {args.cpus!r} names none of the cores this process may use", file=sys.stderr)
             return 2
-        cpus.pin_process(cores)  # before granian starts its threads and workers: they inherit it
+        try:
+            cpus.pin_process(cores)  # before granian starts its threads and workers: they inherit it
+        except OSError as error:  # a platform that refuses: the gateway runs on every core
+            logging.getLogger(__name__).warning("cannot move the gateway to cores %s: %s", cpus.text(cores), error)
     host, port = args.bind
     os.environ["GAMERULES_GRPC_TARGET"] = args.grpc_target  # read by create_app in each worker
     os.environ["GAMERULES_GATEWAY_THREADS"] = str(max(1, args.threads))  # so is this: best moves get a share

@@ -229,10 +229,22 @@ def _metrics_dir() -> Iterator[str]:
             multiproc.remove(path)
 
 
+def _split_cores(config: ServerConfig) -> ServerConfig:
+    """Move this process to the rules cores before the workers are forked (they and their threads inherit
+    them); where the platform refuses, every core stays shared: ``config`` without the split."""
+    assert config.rules_cores
+    try:
+        cpus.pin_process(config.rules_cores)
+    except OSError as error:
+        _log.warning("cannot split the cores between searches and rules calls: every core shared", exc_info=error)
+        return replace(config, rules_cores=None, service=replace(config.service, search_cores=None))
+    return config
+
+
 def serve(config: ServerConfig, servicer_factory: Callable[[], pb_grpc.GameRulesServicer] | None = None) -> int:
     """Run ``config.workers`` worker processes on one port until SIGTERM; the exit code (0: a clean stop)."""
     if config.rules_cores:
-        cpus.pin_process(config.rules_cores)  # before the workers are forked: they and their threads inherit it
+        config = _split_cores(config)
     with _metrics_dir(), _reserve_port(config.host, config.port) as port:
         worker_config = replace(config, port=port)
         workers: set[int] = set()

@@ -17,6 +17,7 @@ from service.levels.native_search import callers_resources, native_search
 from service.levels.reversi_endgame import endgame_value as _endgame_value
 from service.native import engine
 from service.search import Plugins, greedy, never, search
+from service.search.deadline import given_limit
 
 PLUGINS = Plugins(endgame=_endgame_value)  # what expert hands the search in solve mode
 
@@ -104,9 +105,10 @@ def exact_empties(position: ReversiPosition, limits: Limits = EXPERT_LIMITS) -> 
     constants)."""
     if position.size != 8 or not engine.available("reversi"):
         return EXACT_EMPTIES
-    if limits.max_nodes is not None or limits.max_time_ms is None:
+    time_ms = given_limit(limits.max_time_ms)
+    if limits.max_nodes is not None or time_ms is None:
         return EXACT_EMPTIES_NATIVE
-    more = SOLVE_AT + math.floor(math.log(limits.max_time_ms / SOLVE_AT_MS, SOLVE_GROWTH))
+    more = SOLVE_AT + math.floor(math.log(time_ms / SOLVE_AT_MS, SOLVE_GROWTH))
     return max(EXACT_EMPTIES_NATIVE, more)
 
 

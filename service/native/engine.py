@@ -39,6 +39,7 @@ ADAPTERS: dict[str, Any] = {
 # At most 2M entries of 32 bytes (64 MB) per search: the table starts small and doubles while it fills, and is
 # freed when the call returns.
 DEFAULT_TT_ENTRIES = 1 << 21
+TT_ENTRY_BYTES = 32  # one entry of the core's table (core.c's tt_entry)
 ASPIRATION = 2.0  # the Python search's first root half-width (service.search.alphabeta.ASPIRATION)
 _POLL_SECONDS = 0.005  # how often a caller's stop() is asked while a native search runs
 _PV_MAX = 256
@@ -342,7 +343,7 @@ def _reporter(on_iteration: Any, answer: _Answering, flag: StopFlag, raised: lis
 
     def report(result: Any) -> None:
         try:
-            on_iteration(answer(result.contents, "", None))
+            on_iteration(answer(result.contents, "", None, streamed=True))
         except BaseException as error:  # KeyboardInterrupt too: it must not be lost in the callback
             raised.append(error)
             flag.set()
@@ -386,7 +387,11 @@ class _Answering:
     weight: int
     complete: bool
 
-    def __call__(self, result: _Result, reason: str, iterations: list[Iteration] | None) -> SearchResult:
+    def __call__(
+        self, result: _Result, reason: str, iterations: list[Iteration] | None, streamed: bool = False
+    ) -> SearchResult:
+        """The answer (``streamed``: a finished iteration's, as the Python search reports it while it runs)."""
+
         def out(move: int) -> Any:
             return self.adapter.move_out(self.position, move)
 
@@ -399,8 +404,11 @@ class _Answering:
                 proved = bool(it.proved) and complete
                 value = it.value + 0.0
                 iterations.append(Iteration(it.depth, out(it.move), value, proved, nodes(it.nodes), it.seconds))
+        # Capped root moves: the Python search unproves every streamed iteration, and a final answer only when it
+        # claimed a proof (a move that ends the game keeps its exact value in an unproved answer).
+        unprove = not complete and (streamed or bool(result.exact))
         alternatives = [
-            ScoredMove(out(result.alt_move[i]), result.alt_value[i] + 0.0, bool(result.alt_exact[i]) and complete)
+            ScoredMove(out(result.alt_move[i]), result.alt_value[i] + 0.0, bool(result.alt_exact[i]) and not unprove)
             for i in range(result.n_alt)
         ]
         if not complete and reason == "solved":

@@ -11,6 +11,8 @@ import pytest
 from gamerules.v1 import gamerules_pb2 as pb
 from service.api import cpus, searches
 from service.api import server as server_module
+from service.api.server import ServerConfig
+from service.api.servicer import ServiceConfig
 from tests.api.conftest import running_gateway
 from tests.api.test_serving import best_move_request, fresh_stub, server_process
 
@@ -43,6 +45,37 @@ def test_a_list_names_the_search_cores_and_must_leave_some_to_each_side() -> Non
             cpus.plan(bad, EIGHT, None)
 
 
+def test_the_quota_is_the_smallest_of_the_cgroup_and_its_parents(tmp_path, monkeypatch) -> None:
+    """cgroup v2: a quota on a parent (a slice, a pod) binds a child without one; v1: the cpu controller's own
+    mount; no quota anywhere: None."""
+    monkeypatch.setattr(cpus, "_CGROUP", tmp_path)
+    monkeypatch.setattr(cpus, "_PROC_CGROUP", tmp_path / "self-cgroup")
+    (tmp_path / "self-cgroup").write_text("0::/kubepods/pod1/server\n")
+    (tmp_path / "kubepods" / "pod1" / "server").mkdir(parents=True)
+    (tmp_path / "kubepods" / "pod1" / "server" / "cpu.max").write_text("max 100000\n")
+    assert cpus.quota() is None
+    (tmp_path / "kubepods" / "pod1" / "cpu.max").write_text("200000 100000\n")
+    assert cpus.quota() == 2.0
+    (tmp_path / "self-cgroup").write_text("4:cpu,cpuacct:/docker/abc\n2:memory:/docker/abc\n")
+    v1 = tmp_path / "cpu,cpuacct" / "docker" / "abc"
+    v1.mkdir(parents=True)
+    (v1 / "cpu.cfs_quota_us").write_text("150000\n")
+    (v1 / "cpu.cfs_period_us").write_text("100000\n")
+    assert cpus.quota() == 1.5
+    (v1 / "cpu.cfs_quota_us").write_text("-1\n")
+    assert cpus.quota() is None
+
+
+def test_a_platform_that_refuses_the_split_leaves_every_core_shared(monkeypatch) -> None:
+    def refuse(cores: frozenset[int]) -> None:
+        raise PermissionError("not permitted")
+
+    monkeypatch.setattr(cpus, "pin_process", refuse)
+    split = ServerConfig(rules_cores=frozenset({0}), service=ServiceConfig(search_cores=frozenset({1})))
+    shared = server_module._split_cores(split)
+    assert shared.rules_cores is None and shared.service.search_cores is None
+
+
 def test_the_server_flag_and_its_environment_variable(monkeypatch) -> None:
     config = server_module.parse_args(["--search-cpus", "all"])
     assert config.rules_cores is None and config.service.search_cores is None
@@ -56,7 +89,14 @@ def test_the_server_flag_and_its_environment_variable(monkeypatch) -> None:
 
 
 def affinity_of_every_thread(pid: int) -> set[frozenset[int]]:
-    return {frozenset(os.sched_getaffinity(int(task.name))) for task in Path(f"/proc/{pid}/task").iterdir()}
+    """The core sets of the process's threads (a thread that ends meanwhile is left out)."""
+    found = set()
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        try:
+            found.add(frozenset(os.sched_getaffinity(int(task.name))))
+        except (ProcessLookupError, FileNotFoundError):
+            continue
+    return found
 
 
 def children(pid: int) -> list[int]:

@@ -612,6 +612,8 @@ def test_a_callers_time_starts_the_native_solve_earlier() -> None:
     position = pos("2,0,3,3,0,2,12/0,0,3,7,5,1,10 2 seeds=4")  # 26 seeds in the pits
     assert solve_seeds(position, Limits(max_time_ms=100)) == kalah_levels.SOLVE_AT - 1
     assert solve_seeds(position, Limits(max_time_ms=1000)) == kalah_levels.SOLVE_AT + 2
+    assert solve_seeds(position, Limits(max_time_ms=10_000)) == kalah_levels.SOLVE_AT + 4
+    assert solve_seeds(position, Limits(max_time_ms=0)) == SOLVE_SEEDS  # proto3's unset: no time of the caller's
     assert solve_seeds(position, Limits(max_time_ms=1000, max_nodes=10**6)) == SOLVE_SEEDS
     assert solve_seeds(pos("4,4,4,4,4,4,4,0/4,4,4,4,4,4,4,0 1 seeds=4"), Limits(max_time_ms=1000)) == SOLVE_SEEDS
     result = best(position, max_time_ms=5000)

@@ -108,6 +108,7 @@ typedef struct {
     uint8_t flag;
     uint8_t proved;
 } tt_entry;
+_Static_assert(sizeof(tt_entry) == 32, "engine.py's TT_ENTRY_BYTES");
 
 typedef struct {
     const gr_kernel *k;
