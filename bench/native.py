@@ -171,8 +171,8 @@ def speed(positions: int) -> dict[str, float]:
 
 
 # Kalah(6,4)'s proof (the stretch goal) with a table of 16M entries (512 MiB): 336 M nodes, 137 CPU s on this
-# project's 2-core box; with 64M entries (2 GiB) 129 M nodes, 76 s; with the service's 2M (64 MiB) it was not
-# proved after 489 s and 1.47 G nodes. A proof this size revisits far more positions than a small table holds.
+# project's 2-core box. With the service's 2M entries (64 MiB) this bench did not prove it within the goal: a
+# proof this size revisits far more positions than a small table holds.
 STRETCH_TT_ENTRIES = 1 << 24
 
 

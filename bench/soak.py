@@ -32,6 +32,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import functools
 import http.client
 import json
 import os
@@ -231,13 +232,19 @@ def _percentiles(times: list[float]) -> tuple[float, float]:
     return statistics.median(ordered) * 1000, ordered[min(len(ordered) - 1, int(0.99 * len(ordered)))] * 1000
 
 
+@functools.cache
+def auto_split() -> cpus.Split | None:
+    """The split ``--search-cpus auto`` makes of this box's cores (read once per process): where the clients go."""
+    return cpus.plan(cpus.AUTO)
+
+
 def legal_moves_times(servers: Servers, transport: str, count: int, max_s: float = 30) -> list[float]:
     """LegalMoves round trips in seconds, ``count`` calls one after another (fewer if ``max_s`` runs out), made
     and timed by this thread on the cores ``auto`` gives the rules calls, whatever the server's split (see the
     module's flood), so that runs with and without it time the same client. Only this thread: pinning the
     client's helper threads too put them on the rules core with the workers, and the idle p99 itself then
     jumped to several milliseconds in some rounds."""
-    split = cpus.plan(cpus.AUTO)
+    split = auto_split()
     previous = cpus.usable()
     if split:
         cpus.pin_thread(split.rules)
@@ -284,7 +291,7 @@ def flood(base: str, clients: int, stop_file: str) -> dict[str, int]:
     """``clients`` keep-alive HTTP clients calling BestMove back to back, 429 or not, until ``stop_file``
     exists (in a client process of its own, on the cores ``auto`` gives the searches: it stands for callers on
     other machines, and on the rules cores it would take their CPU from the calls being timed)."""
-    split = cpus.plan(cpus.AUTO)
+    split = auto_split()
     if split:
         cpus.pin_process(split.search)
     body = json.dumps(
@@ -535,7 +542,7 @@ def main(argv: list[str] | None = None) -> int:
         "--part", "--only", dest="part", choices=("queue", "flood", "mutation", "soak"), help="run one part"
     )
     args = parser.parse_args(argv)
-    split = cpus.plan(cpus.AUTO)
+    split = auto_split()
     where = f"the workers and the gateway on cores {cpus.text(split.rules)}, the searches on {cpus.text(split.search)}"
     print(
         f"{os.cpu_count()} cores for the servers (2 gRPC workers, 2 gateway workers) and the load; by default "

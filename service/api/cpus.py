@@ -4,10 +4,11 @@ server may use, so that a flood of best moves barely moves the latency of the ru
 Why cores and not only priority. A search takes all the CPU it is given. At nice 10 (``searches.py``) the
 kernel gives a contended core to the rules calls first, but a rules call still crosses several threads (gRPC's
 poller, a request thread, the client), and each wake-up that lands on a core running a search waits its turn.
-The serving benchmark (``python -m bench --only soak --part flood``) measured that tail as a few milliseconds at
-p99 whatever the search's priority. A core no search runs on has no such wait; so by default (``auto``) a
-server that owns its cores runs its searches on all but the first quarter of them (at least one core each
-way), and its workers, whose threads serve the rules calls, on that first quarter.
+The serving benchmark (``python -m bench --only soak --part flood --search-cpus all auto``) measures that tail
+as a few milliseconds at p99 with every core shared, and most of it gone with the split. A core no search runs
+on has no such wait; so by default (``auto``) a server that owns its cores runs its searches on all but the
+first quarter of them (at least one core each way), and its workers, whose threads serve the rules calls, on
+that first quarter.
 
 ``auto`` shares every core instead (no split) on one core, and when the process has a CPU quota below its
 cores (a container limited to a share of a node's cores: its cores are not its own, and another process's

@@ -230,9 +230,10 @@ def _metrics_dir() -> Iterator[str]:
 
 
 def _split_cores(config: ServerConfig) -> ServerConfig:
-    """Move this process to the rules cores before the workers are forked (they and their threads inherit
-    them); where the platform refuses, every core stays shared: ``config`` without the split."""
-    assert config.rules_cores
+    """Move this process to the rules cores, if any, before the workers are forked (they and their threads
+    inherit them); where the platform refuses, every core stays shared: ``config`` without the split."""
+    if not config.rules_cores:
+        return config
     try:
         cpus.pin_process(config.rules_cores)
     except OSError as error:
@@ -243,8 +244,7 @@ def _split_cores(config: ServerConfig) -> ServerConfig:
 
 def serve(config: ServerConfig, servicer_factory: Callable[[], pb_grpc.GameRulesServicer] | None = None) -> int:
     """Run ``config.workers`` worker processes on one port until SIGTERM; the exit code (0: a clean stop)."""
-    if config.rules_cores:
-        config = _split_cores(config)
+    config = _split_cores(config)
     with _metrics_dir(), _reserve_port(config.host, config.port) as port:
         worker_config = replace(config, port=port)
         workers: set[int] = set()

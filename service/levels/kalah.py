@@ -8,17 +8,15 @@ among the moves within their margin of the best (``variety.py``)."""
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
 from service.core.values import Level, Limits, SearchResult, StopSignal
 from service.engines.kalah import KalahPosition
 from service.levels import variety
 from service.levels.driver import GameLevels
-from service.levels.native_search import callers_resources, native_search
+from service.levels.native_search import callers_resources, native_search, solve_reach
 from service.native import engine
 from service.search import greedy, search
-from service.search.deadline import given_limit
 
 # Seeded variety: the searching levels pick by their seed among the moves within this many seeds of the best
 # (a proved answer only among equals); hard only in the opening (``variety.opening``).
@@ -64,13 +62,9 @@ def solve_seeds(position: KalahPosition, limits: Limits) -> int:
     """From how many seeds in the pits hard proves ``position`` to the end under ``limits`` (the caller's
     resources, ``callers_resources``): ``SOLVE_SEEDS``, or as many more as a time of the caller's without a node
     budget allows on the native search engine (measured: see the constants)."""
-    time_ms = given_limit(limits.max_time_ms)
-    if limits.max_nodes is not None or time_ms is None or position.pits_per_side > 6:
+    if position.pits_per_side > 6 or not engine.available("kalah"):
         return SOLVE_SEEDS
-    if not engine.available("kalah"):
-        return SOLVE_SEEDS
-    more = SOLVE_AT + math.floor(math.log(time_ms / SOLVE_AT_MS, SOLVE_GROWTH))
-    return max(SOLVE_SEEDS, more)
+    return solve_reach(limits, SOLVE_SEEDS, SOLVE_AT, SOLVE_AT_MS, SOLVE_GROWTH)
 
 
 def _hard(position: KalahPosition, limits: Limits, rng: Any, top_n: int, stop: StopSignal) -> SearchResult:

@@ -11,10 +11,12 @@ search (``callers_resources``), so a given time is used until it is spent or the
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from service.core.values import Limits, SearchResult, StopSignal
 from service.native import engine
+from service.search.deadline import given_limit
 
 # Native nodes per node of a budget (a level's ``max_nodes``, a caller's, the answer's ``nodes``): one. A budget
 # counts the search's own nodes on both paths; a native node is the same node of the same search (same
@@ -33,6 +35,17 @@ def callers_resources(limits: Limits, level: Limits) -> Limits:
     if callers_time and level.max_nodes is not None and limits.max_nodes == level.max_nodes:
         return Limits(max_time_ms=limits.max_time_ms, max_depth=limits.max_depth)
     return limits
+
+
+def solve_reach(limits: Limits, own: int, at: int, at_ms: float, growth: float) -> int:
+    """From how far from the end (empty squares, seeds in the pits) a level proves the game natively under
+    ``limits`` (the caller's resources): its ``own`` threshold, or, with a time of the caller's and no node
+    budget, as far as that time allows, never less: ``at`` where the level's measured solves took at most
+    ``at_ms`` (CPU), one further for each ``growth`` times more time."""
+    time_ms = given_limit(limits.max_time_ms)
+    if limits.max_nodes is not None or time_ms is None:
+        return own
+    return max(own, at + math.floor(math.log(time_ms / at_ms, growth)))
 
 
 def native_search(

@@ -5,7 +5,6 @@ else on the Python search with the endgame solver (``reversi_endgame.py``)."""
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable
 from typing import Any
 
@@ -13,11 +12,10 @@ from service.core.values import Level, Limits, ScoredMove, SearchResult, StopSig
 from service.engines.reversi import PASS, ReversiPosition
 from service.levels import reversi_learned, variety
 from service.levels.driver import GameLevels
-from service.levels.native_search import callers_resources, native_search
+from service.levels.native_search import callers_resources, native_search, solve_reach
 from service.levels.reversi_endgame import endgame_value as _endgame_value
 from service.native import engine
 from service.search import Plugins, greedy, never, search
-from service.search.deadline import given_limit
 
 PLUGINS = Plugins(endgame=_endgame_value)  # what expert hands the search in solve mode
 
@@ -105,11 +103,7 @@ def exact_empties(position: ReversiPosition, limits: Limits = EXPERT_LIMITS) -> 
     constants)."""
     if position.size != 8 or not engine.available("reversi"):
         return EXACT_EMPTIES
-    time_ms = given_limit(limits.max_time_ms)
-    if limits.max_nodes is not None or time_ms is None:
-        return EXACT_EMPTIES_NATIVE
-    more = SOLVE_AT + math.floor(math.log(time_ms / SOLVE_AT_MS, SOLVE_GROWTH))
-    return max(EXACT_EMPTIES_NATIVE, more)
+    return solve_reach(limits, EXACT_EMPTIES_NATIVE, SOLVE_AT, SOLVE_AT_MS, SOLVE_GROWTH)
 
 
 # The learned evaluation (``reversi_learned.py``: the hand-written estimate corrected by pattern weights),

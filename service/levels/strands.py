@@ -28,15 +28,12 @@ def _easy(position: StrandsPosition, limits: Limits, rng: Any, top_n: int, stop:
 
 
 def _alpha_beta(position: StrandsPosition, limits: Limits, rng: Any, top_n: int, stop: StopSignal) -> SearchResult:
-    """The alpha-beta search: on the native engine when it holds the position, else in Python."""
+    """The alpha-beta search (``medium``, and ``hard`` once every full cover fits): on the native engine when it
+    holds the position, else in Python."""
     found = native_search(position, limits, stop, top_n)
     if found is not None:
         return found
     return search(position, limits, stop=stop, top_n=top_n, rng=rng)
-
-
-def _medium(position: StrandsPosition, limits: Limits, rng: Any, top_n: int, stop: StopSignal) -> SearchResult:
-    return _alpha_beta(position, limits, rng, top_n, stop)
 
 
 def _hard(position: StrandsPosition, limits: Limits, rng: Any, top_n: int, stop: StopSignal) -> SearchResult:
@@ -66,5 +63,5 @@ LEVELS = GameLevels(
         ),
     ),
     default="medium",
-    strategies={"easy": _easy, "medium": _medium, "hard": _hard},
+    strategies={"easy": _easy, "medium": _alpha_beta, "hard": _hard},
 )
