@@ -2,7 +2,8 @@
 against the Python search measured in the same run (``python -m bench.native``):
 
 - Reversi, FFO endgame test positions #40-#44 (20-23 empties) proved exact, each within 10 CPU seconds of one
-  core; the proved value and the best move must be the published ones (a wrong one fails the run).
+  core, as expert proves them (its learned evaluation, the shipped weights, orders the proof far from the end);
+  the proved value and the best move must be the published ones (a wrong one fails the run).
 - Reversi, the best move on at least 7 of FFO #40-#49 with 1 s of one core per position (iterative
   deepening, which proves the game once its depth reaches the end), against the Python search with the same
   second; the second is a node budget, each search's nodes per CPU second measured in the same run.
@@ -34,6 +35,7 @@ from typing import Any
 
 from service.core import Limits
 from service.engines import GAMES
+from service.levels import reversi_learned
 from service.levels.dots_and_boxes_exact import ExactSolver
 from service.native import engine as native
 from service.search import search
@@ -78,15 +80,16 @@ def mark(met: bool) -> str:
 def prove(numbers: list[int], solve_lead: int = SOLVE_LEAD) -> bool:
     print(
         f"Reversi FFO proofs (goal: each proved within {PROVE_GOAL_S:.0f} CPU s of one core; "
-        f"{solve_lead} heuristic iterations first)"
+        f"{solve_lead} heuristic iterations first; expert's learned evaluation)"
     )
+    reversi_learned.shipped().hand_to_native()
     ok = True
     wrong = False
     for number in numbers:
         position = ffo(number)
         _, _, value, best = FFO[number]
         began = time.process_time()
-        result = native.search(position, Limits(), solve=True, solve_lead=solve_lead)
+        result = native.search(position, Limits(), solve=True, solve_lead=solve_lead, learned=True)
         cpu = time.process_time() - began
         assert result is not None
         move = position.move_notation(result.move)

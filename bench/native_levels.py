@@ -16,6 +16,11 @@ what ``GAMERULES_NO_NATIVE=1`` does), measured in the same run: the baseline.
    with ``--move-ms`` of the caller's per move (``limits.maxTimeMs``). Targets: 95 % of the games for Reversi
    (issue 14: against today's expert), 90 % for the others (draws count as not won).
 
+4. **Control** (``--control N``, information): the strongest level natively with N times ``--move-ms`` against
+   itself natively with ``--move-ms``, from the same openings. Where even that side wins little more than half,
+   the games are decided by the openings, not by strength: no stronger engine can reach part 3's target
+   there (Petak Sawah's default 5x5 board, where both sides of part 3 play close to perfectly).
+
 The matches start from seeded openings, each played twice with the colours swapped, and
 only openings the native search finds close to even (``BALANCE``; ``--any-opening`` plays every one).
 Game counts are modest (the box is shared); every line says how many games it played. ``--own-nodes N``
@@ -95,26 +100,34 @@ def openings(game_id: str, count: int, seed: int, balanced: bool) -> list[Any]:
     return balanced_openings(draw, count, judge, within)[0]
 
 
-def play(game_id: str, level: str, limits: Limits | None, start: Any, native_seat: int, seed: int, index: int) -> float:
-    """One game from ``start`` (the ``index``-th opening), ``level`` natively in ``native_seat`` against ``level``
-    in Python; the final margin for the native side."""
+Side = tuple[bool, Limits | None]  # (on the native engine, limits) of one side of a match
+
+
+def play(game_id: str, level: str, start: Any, sides: dict[int, Side], seed: int, index: int) -> float:
+    """One game from ``start`` (the ``index``-th opening), ``level`` in each seat as ``sides`` has it; the final
+    margin for seat 1."""
     position = start
     ply = 0
     while position.outcome() is None:
         seat = position.to_move
         move_seed = seed * 1_000_003 + index * 1000 + ply
-        result = on_path(
-            seat == native_seat, lambda p=position, s=move_seed: best_move(game_id, p, level, limits, s, 1)
-        )
+        use, limits = sides[seat]
+        result = on_path(use, lambda p=position, s=move_seed, lim=limits: best_move(game_id, p, level, lim, s, 1))
         position, _ = position.apply(result.move)
         ply += 1
-    return float(position.final_value(native_seat))
+    return float(position.final_value(1))
 
 
-def match(game_id: str, level: str, limits: Limits | None, starts: list[Any], seed: int) -> tuple[int, int, int, float]:
-    """(wins, draws, losses, mean margin) of the native side over two games from each of ``starts`` (colours
-    swapped)."""
-    margins = [play(game_id, level, limits, starts[k // 2], 1 + k % 2, seed, k // 2) for k in range(2 * len(starts))]
+def match(
+    game_id: str, level: str, starts: list[Any], seed: int, tested: Side, other: Side
+) -> tuple[int, int, int, float]:
+    """(wins, draws, losses, mean margin) of the ``tested`` side against the ``other`` over two games from each of
+    ``starts`` (colours swapped)."""
+    margins = []
+    for k in range(2 * len(starts)):
+        seat = 1 + k % 2
+        margin = play(game_id, level, starts[k // 2], {seat: tested, 3 - seat: other}, seed, k // 2)
+        margins.append(margin if seat == 1 else -margin)
     wins = sum(m > 0 for m in margins)
     draws = sum(m == 0 for m in margins)
     return wins, draws, len(margins) - wins - draws, statistics.mean(margins)
@@ -133,6 +146,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--only", nargs="*", default=list(GAMES_TESTED), choices=GAMES_TESTED)
     parser.add_argument(
         "--any-opening", action="store_true", help="play every drawn opening, lopsided ones too (see BALANCE)"
+    )
+    parser.add_argument(
+        "--control",
+        type=int,
+        default=0,
+        help="also play the strongest level natively with this many times the time against itself (part 4; 0: no)",
     )
     parser.add_argument(
         "--own-nodes", type=int, default=0, help="a node budget in place of the levels' own (a quick run; 0: theirs)"
@@ -155,7 +174,7 @@ def main(argv: list[str] | None = None) -> int:
             flush=True,
         )
         starts = openings(game_id, max(1, args.games // 2), args.seed, not args.any_opening)
-        wins, draws, losses, margin = match(game_id, level, own, starts, args.seed)
+        wins, draws, losses, margin = match(game_id, level, starts, args.seed, (True, own), (False, own))
         equal = wins >= losses
         print(
             f"{game_id} {level}, own limits, native vs Python: {wins} wins, {draws} draws, {losses} losses in "
@@ -166,7 +185,8 @@ def main(argv: list[str] | None = None) -> int:
             f"{game_id}: cost {ratio:.1f}x at equal or better strength: {verdict(ratio >= COST_TARGET and equal)}"
         )
         strongest = STRONGEST[game_id]
-        wins, draws, losses, margin = match(game_id, strongest, Limits(max_time_ms=args.move_ms), starts, args.seed)
+        timed = Limits(max_time_ms=args.move_ms)
+        wins, draws, losses, margin = match(game_id, strongest, starts, args.seed, (True, timed), (False, timed))
         rate = wins / args.games
         target = TIME_TARGETS[game_id]
         print(
@@ -176,6 +196,16 @@ def main(argv: list[str] | None = None) -> int:
             flush=True,
         )
         summary.append(f"{game_id}: {strongest} at equal time wins {rate:.0%}: {verdict(rate >= target)}")
+        if args.control > 1:
+            longer = Limits(max_time_ms=args.move_ms * args.control)
+            wins, draws, losses, margin = match(game_id, strongest, starts, args.seed, (True, longer), (True, timed))
+            print(
+                f"{game_id} {strongest}, control: native with {args.control}x the time against native with "
+                f"{args.move_ms} ms: {wins} wins, {draws} draws, {losses} losses in {args.games} games "
+                f"({wins / args.games:.0%}), mean margin {margin:+.1f} (information: what these openings let a far "
+                "stronger side win)",
+                flush=True,
+            )
     for line in summary:
         print(line)
     return 0

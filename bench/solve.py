@@ -3,8 +3,9 @@
 
 For each game and number of empty cells it plays seeded random games down to that many empties and proves
 each position with the native search engine's solve mode (``engine.search(position, Limits(), solve=True,
-solve_lead=...)``, the lead the game's level uses: Reversi ``expert``, Kalah and Petak Sawah ``hard``; the
-Python search's when the engine is not built), and with a baseline:
+solve_lead=...)``, the lead the game's level uses: Reversi ``expert``, Kalah and Petak Sawah ``hard``; Reversi
+with expert's learned evaluation, the shipped weights, which orders its proofs far from the end; the Python
+search's when the engine is not built), and with a baseline:
 
 - Reversi: the same solve on the Python search (``native.use_native(False)``) with expert's pure-Python
   ``_endgame``, only up to ``--python-max`` empties (default 14: 14 take ~5 s a position, each two more empties
@@ -37,6 +38,7 @@ from service.engines import kalah, petak_sawah, reversi
 from service.levels import kalah as kalah_levels
 from service.levels import petak_sawah as petak_sawah_levels
 from service.levels import reversi as reversi_levels
+from service.levels import reversi_learned
 from service.native import engine
 from service.search import NO_PLUGINS, search
 
@@ -46,6 +48,8 @@ LEADS = {
     "petak-sawah": petak_sawah_levels.HARD_SOLVE_LEAD,
 }
 # The plug-ins each game's strongest level hands the Python search (Reversi's endgame solver).
+# What the same level hands the native engine: expert's learned evaluation, which orders its proofs far from the end.
+NATIVE_KEYWORDS: dict[str, dict[str, Any]] = {"reversi": {"learned": True}}
 PLUGINS = {"reversi": reversi_levels.PLUGINS, "kalah": NO_PLUGINS, "petak-sawah": NO_PLUGINS}
 DEFAULT_EMPTIES = {"reversi": [12, 14, 16, 18, 20], "kalah": [12, 16, 20, 24], "petak-sawah": [12, 13, 14]}
 NATIVE_BASELINE = {"reversi", "kalah"}  # games whose baseline is the same solve on the Python search
@@ -87,14 +91,16 @@ def kalah_position(seeds: int, seed: int) -> Any:
 MAKERS = {"reversi": reversi_position, "kalah": kalah_position, "petak-sawah": petak_position}
 
 
-def timed_search(position: Any, native_on: bool = True, **keywords: Any) -> tuple[float, int, float]:
+def timed_search(
+    position: Any, native_on: bool = True, native_keywords: dict[str, Any] | None = None, **keywords: Any
+) -> tuple[float, int, float]:
     """(proved value, nodes, CPU seconds) of one search to the end: the native engine's when it is there and
-    ``native_on``, else the Python search's (``plugins`` only there)."""
+    ``native_on`` (with ``native_keywords`` too), else the Python search's (``plugins`` only there)."""
     previous = native.use_native(native_on)
     try:
         start = time.process_time()
         plugins = keywords.pop("plugins", NO_PLUGINS)
-        found = engine.search(position, Limits(), **keywords)
+        found = engine.search(position, Limits(), **keywords, **(native_keywords or {}))
         result = found if found is not None else search(position, Limits(), plugins=plugins, **keywords)
         spent = time.process_time() - start
     finally:
@@ -121,6 +127,7 @@ def main() -> int:
         "--python-max", type=int, help="Reversi, Kalah: pure-Python baseline up to this (default 14 and 16)"
     )
     args = parser.parse_args()
+    reversi_learned.shipped().hand_to_native()  # the table NATIVE_KEYWORDS' learned=True evaluates with
     python_max = dict(PYTHON_MAX) if args.python_max is None else dict.fromkeys(NATIVE_BASELINE, args.python_max)
     built = {
         name: "built" if found is not None else "NOT BUILT (the solve is pure Python too)"
@@ -148,7 +155,13 @@ def main() -> int:
             solve_rows = []
             for k in range(args.positions):
                 position = MAKERS[game](empties, 1000 + k)
-                solved = timed_search(position, solve=True, solve_lead=LEADS[game], plugins=PLUGINS[game])
+                solved = timed_search(
+                    position,
+                    native_keywords=NATIVE_KEYWORDS.get(game),
+                    solve=True,
+                    solve_lead=LEADS[game],
+                    plugins=PLUGINS[game],
+                )
                 solve_rows.append(solved)
                 if not args.no_baseline and empties <= python_max.get(game, empties):
                     plain = baseline(game, position)

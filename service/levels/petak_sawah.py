@@ -13,7 +13,9 @@ from service.core.values import Level, Limits, SearchResult, StopSignal
 from service.engines.petak_sawah import PetakSawahPosition
 from service.levels import variety
 from service.levels.driver import GameLevels
-from service.levels.native_search import callers_resources, native_search
+from service.levels.native_search import callers_resources, native_search, solve_reach
+from service.native import engine
+from service.native import petak_sawah as native_petak_sawah
 from service.search import greedy, search
 
 # Medium weighs each move by hard's evaluation one move deep. Deeper medium searches played almost as well as
@@ -29,6 +31,13 @@ HARD_NODES = 250_000
 HARD_SOLVE_EMPTIES = 14
 HARD_SOLVE_LEAD = 4
 HARD_LIMITS = Limits(max_nodes=HARD_NODES)
+# With a time of the caller's (and no node budget) the native solve starts earlier, as far as the time allows:
+# from ``SOLVE_AT`` empty cells the native solves took at most ``SOLVE_AT_MS`` (CPU; a median of 60 ms), each
+# further cell about ``SOLVE_GROWTH`` times more (18 cells: at most 698 ms), measured with ``python -m
+# bench.solve --games petak-sawah --empties 14 15 16 17 18 --positions 10 --no-baseline``. 100 ms a move solves
+# from 15 cells, 1 s from 18. A solve's cost follows the empty cells, not the board's size. A proof that does
+# not fit answers with its lead iterations, so the threshold takes the slowest solve, not the median.
+SOLVE_AT, SOLVE_AT_MS, SOLVE_GROWTH = 16, 108.0, 2.6
 # Seeded variety: medium and hard pick by their seed among the moves within this many points of the best (a
 # proved answer only among equals; hard only in the opening, ``variety.opening``). Half a point: values are whole
 # points and a tie-break is worth half, so the pick is among the moves valued equal. Games between good players
@@ -59,13 +68,22 @@ def _medium(position: Any, limits: Limits, rng: Random, top_n: int, stop: StopSi
     return choice.pick(search(position, limits, stop=stop, top_n=choice.width, rng=rng), top_n)
 
 
+def solve_empties(position: PetakSawahPosition, limits: Limits) -> int:
+    """From how many empty cells hard proves ``position`` to its end under ``limits`` (the caller's resources,
+    ``callers_resources``): ``HARD_SOLVE_EMPTIES``, or as many more as a time of the caller's without a node
+    budget allows on the native search engine (measured: see the constants)."""
+    if position.board.size > native_petak_sawah.MAX_CELLS or not engine.available("petak-sawah"):
+        return HARD_SOLVE_EMPTIES
+    return solve_reach(limits, HARD_SOLVE_EMPTIES, SOLVE_AT, SOLVE_AT_MS, SOLVE_GROWTH)
+
+
 def _hard(position: Any, limits: Limits, rng: Random, top_n: int, stop: StopSignal) -> SearchResult:
     """The search under the level's node budget, or the caller's time when given (the native search engine
-    when it takes the board, else the Python search); the solve mode from ``HARD_SOLVE_EMPTIES`` empty cells;
+    when it takes the board, else the Python search); the solve mode from ``solve_empties`` empty cells;
     then, in the opening (``variety.opening``), the seeded pick."""
     limits = callers_resources(limits, HARD_LIMITS)
     empty = position.empty.bit_count()
-    solve = limits.max_depth is None and empty <= HARD_SOLVE_EMPTIES
+    solve = limits.max_depth is None and empty <= solve_empties(position, limits)
     taken = (position.own1 | position.own2).bit_count()
     choice = variety.choose(rng, stop, MARGIN, top_n, not solve and variety.opening(taken, taken + empty))
     result = native_search(position, limits, stop, choice.width, solve=solve, solve_lead=HARD_SOLVE_LEAD)
@@ -90,8 +108,9 @@ LEVELS = GameLevels(
             "hard",
             "Searches deep, estimating the points still to be won around every empty cell, and plays "
             "perfectly (the exact final margin, tie-breaks included) once few enough cells are left to search "
-            "to the end. In the opening (the first quarter of the cells taken) picks by its seed among moves within "
-            f"{MARGIN:g} point of the best.",
+            f"to the end: {HARD_SOLVE_EMPTIES}, more with a time of the caller's on the native engine. In the "
+            f"opening (the first quarter of the cells taken) picks by its seed among moves within {MARGIN:g} point "
+            "of the best.",
             HARD_LIMITS,
         ),
     ),

@@ -69,15 +69,16 @@ def _corner_hunter(position: ReversiPosition, limits: Limits, rng: Any, top_n: i
 EXACT_EMPTIES = 12  # expert solves the game from this many empty squares (the search's solve mode)
 # And from this many on 8x8 with the native search engine under the level's own node budget: its solve mode (the
 # core's proof with the kernel's exact endgame) fits the budget for most of these. Measured with ``python -m
-# bench.solve --games reversi --empties 12 13 15 16 17 --positions 10 --no-baseline`` (native nodes, solve lead
-# 6): 12 empties a median of 21k nodes (at most 232k), 13 a median of 78k, past ``EXPERT_NODES`` (the depth-6
-# lead answers then, weaker than iterative deepening within the budget).
+# bench.solve --games reversi --empties 12 13 14 --positions 10 --no-baseline`` (native nodes, solve lead 6, the
+# learned evaluation ordering the proof): 12 empties a median of 17k nodes (at most 231k), 13 a median of 51k,
+# past ``EXPERT_NODES`` (the depth-6 lead answers then, weaker than iterative deepening within the budget).
 EXACT_EMPTIES_NATIVE = 12
 # With a time of the caller's (and no node budget) the native solve starts earlier, as far as the time allows:
-# from ``SOLVE_AT`` empties the same run's solves took at most ``SOLVE_AT_MS`` (CPU; a median of 26 ms), each
-# further empty about ``SOLVE_GROWTH`` times more (15 empties: at most 37 ms; 17: 204 ms). 100 ms a move solves
-# from 15 empties, 1 s from 17, 10 s from 19.
-SOLVE_AT, SOLVE_AT_MS, SOLVE_GROWTH = 16, 142.0, 3.0
+# from ``SOLVE_AT`` empties the solves of ``python -m bench.solve --games reversi --empties 15 16 17 18 19 20
+# --positions 10 --no-baseline`` took at most ``SOLVE_AT_MS`` (CPU; a median of 21 ms), each further empty up to
+# ``SOLVE_GROWTH`` times more at the slowest (17 empties: at most 162 ms, 18: 1.12 s, 20: 8.0 s). 100 ms a move
+# solves from 16 empties, 1 s from 17, 10 s from 19.
+SOLVE_AT, SOLVE_AT_MS, SOLVE_GROWTH = 16, 90.0, 3.5
 MIDGAME_DEPTH = 6  # expert's depth before that on the Python search, when the caller gives no resources
 SOLVE_LEAD = MIDGAME_DEPTH  # iterations before the solve leaps to the end: the answer if the budget runs out
 # The expert's node budget, in search nodes of either path (``native_search.NATIVE_NODE_WEIGHT``: a native

@@ -9,11 +9,12 @@ from typing import Any
 
 KERNEL = "petak_sawah"
 _LAYOUT = struct.Struct("<QQQiiii")  # ps_state: rocks, own1, own2, rows, cols, opener, to_move
+MAX_CELLS = 64  # the kernel's cell masks are 64-bit
 
 
 def pack(position: Any) -> bytes | None:
     board = position.board
-    if board.size > 64:
+    if board.size > MAX_CELLS:
         return None
     return _LAYOUT.pack(
         position.rocks, position.own1, position.own2, board.rows, board.cols, position.opener, position.to_move

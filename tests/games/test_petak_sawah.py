@@ -23,7 +23,9 @@ from service.core import (
     UnknownLevel,
 )
 from service.engines.petak_sawah import GAME, rocks_from_seed
-from service.levels.petak_sawah import HARD_SOLVE_EMPTIES, LEVELS, MEDIUM_DEPTH
+from service.levels import petak_sawah as petak_levels
+from service.levels.petak_sawah import HARD_SOLVE_EMPTIES, LEVELS, MEDIUM_DEPTH, solve_empties
+from service.native import engine, use_native
 from service.search import search
 from tests.games.contract import check_random_games
 
@@ -526,6 +528,32 @@ def test_hard_solve_mode_agrees_with_plain_iterative_deepening(seed: int) -> Non
     assert hard.depth == position.legal_move_count()
     assert [a.value for a in hard.alternatives] == [a.value for a in plain.alternatives]
     assert hard.value == plain.value
+
+
+@pytest.mark.skipif(not engine.available("petak-sawah"), reason="the native search engine is not built or turned off")
+def test_a_callers_time_starts_the_native_solve_earlier() -> None:
+    """With a time of the caller's and no node budget, hard proves from as many empty cells as the time allows on
+    the native engine (``SOLVE_AT_MS`` at ``SOLVE_AT``, ``SOLVE_GROWTH`` times more per cell); a node budget, no
+    time, the Python search or a board the kernel does not hold keeps ``HARD_SOLVE_EMPTIES``."""
+    rng = random.Random(7)
+    position = GAME.new_position({}, "reach")
+    while position.legal_move_count() > petak_levels.SOLVE_AT:
+        position = position.play(rng.choice(position.legal_moves()))
+    assert solve_empties(position, Limits(max_time_ms=100)) == petak_levels.SOLVE_AT - 1
+    assert solve_empties(position, Limits(max_time_ms=1000)) == petak_levels.SOLVE_AT + 2
+    assert solve_empties(position, Limits(max_time_ms=0)) == HARD_SOLVE_EMPTIES  # proto3's unset: no time given
+    assert solve_empties(position, Limits(max_time_ms=1000, max_nodes=10**6)) == HARD_SOLVE_EMPTIES
+    large = GAME.new_position({"rows": 9, "cols": 8, "rocks": 4}, "large")  # 72 cells: past the kernel's 64
+    assert solve_empties(large, Limits(max_time_ms=1000)) == HARD_SOLVE_EMPTIES
+    result = LEVELS.best_move(position, "hard", Limits(max_time_ms=5000), 0, 1, never)
+    proof = engine.search(position, Limits(), solve=True)
+    assert proof is not None and proof.exact
+    assert result.exact and result.stop_reason == "solved" and result.value == proof.value
+    previous = use_native(False)
+    try:
+        assert solve_empties(position, Limits(max_time_ms=1000)) == HARD_SOLVE_EMPTIES
+    finally:
+        use_native(previous)
 
 
 def test_the_2x2_game_is_lost_by_the_opener_on_the_tie_break() -> None:

@@ -213,8 +213,9 @@ def test_a_callers_time_starts_the_native_solve_earlier() -> None:
     """With a time of the caller's and no node budget, expert solves from as many empties as the time allows
     (``SOLVE_AT_MS`` at ``SOLVE_AT``, ``SOLVE_GROWTH`` times more per empty); a node budget keeps the level's."""
     position = played(reversi_levels.SOLVE_AT, 5)
-    assert exact_empties(position, Limits(max_time_ms=100)) == reversi_levels.SOLVE_AT - 1
+    assert exact_empties(position, Limits(max_time_ms=100)) == reversi_levels.SOLVE_AT
     assert exact_empties(position, Limits(max_time_ms=1000)) == reversi_levels.SOLVE_AT + 1
+    assert exact_empties(position, Limits(max_time_ms=10_000)) == reversi_levels.SOLVE_AT + 3
     assert exact_empties(position, Limits(max_time_ms=1000, max_nodes=10**6)) == reversi_levels.EXACT_EMPTIES_NATIVE
     result = LEVELS.best_move(position, "expert", Limits(max_time_ms=5000), 0, 1, lambda: False)
     me, opp = position.sides()
