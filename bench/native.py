@@ -35,7 +35,7 @@ from typing import Any
 
 from service.core import Limits
 from service.engines import GAMES
-from service.levels import reversi_learned
+from service.levels import reversi as reversi_levels
 from service.levels.dots_and_boxes_exact import ExactSolver
 from service.native import engine as native
 from service.search import search
@@ -82,7 +82,7 @@ def prove(numbers: list[int], solve_lead: int = SOLVE_LEAD) -> bool:
         f"Reversi FFO proofs (goal: each proved within {PROVE_GOAL_S:.0f} CPU s of one core; "
         f"{solve_lead} heuristic iterations first; expert's learned evaluation)"
     )
-    reversi_learned.shipped().hand_to_native()
+    reversi_levels.LEARNED.hand_to_native()  # expert's table, as its proofs use it
     ok = True
     wrong = False
     for number in numbers:

@@ -1,8 +1,8 @@
 """Petak Sawah's levels: ``easy`` takes the cell scoring most now (seeded random ties); ``medium`` weighs each
 move by the engine's evaluation one move deep; ``hard`` is the shared alpha-beta with ``evaluate`` (points now
 plus the hot cells shared out alternately) under a node budget (``HARD_NODES``), switching to the search's
-solve mode (straight to the end of the game) from ``HARD_SOLVE_EMPTIES`` empty cells, where it proves the exact
-final margin."""
+solve mode (straight to the end of the game) from ``HARD_SOLVE_EMPTIES`` empty cells (more with a caller's time
+on the native engine: ``solve_empties``), where it proves the exact final margin."""
 
 from __future__ import annotations
 
@@ -35,8 +35,9 @@ HARD_LIMITS = Limits(max_nodes=HARD_NODES)
 # from ``SOLVE_AT`` empty cells the native solves took at most ``SOLVE_AT_MS`` (CPU; a median of 60 ms), each
 # further cell about ``SOLVE_GROWTH`` times more (18 cells: at most 698 ms), measured with ``python -m
 # bench.solve --games petak-sawah --empties 14 15 16 17 18 --positions 10 --no-baseline``. 100 ms a move solves
-# from 15 cells, 1 s from 18. A solve's cost follows the empty cells, not the board's size. A proof that does
-# not fit answers with its lead iterations, so the threshold takes the slowest solve, not the median.
+# from 15 cells, 1 s from 18. Measured on the default 5x5 board and used on every board the kernel holds: a
+# proof's width and depth are the empty cells on any board. A proof that does not fit answers with its lead
+# iterations, so the threshold takes the slowest solve, not the median.
 SOLVE_AT, SOLVE_AT_MS, SOLVE_GROWTH = 16, 108.0, 2.6
 # Seeded variety: medium and hard pick by their seed among the moves within this many points of the best (a
 # proved answer only among equals; hard only in the opening, ``variety.opening``). Half a point: values are whole
