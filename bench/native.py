@@ -35,7 +35,6 @@ from typing import Any
 
 from service.core import Limits
 from service.engines import GAMES
-from service.levels import reversi as reversi_levels
 from service.levels.dots_and_boxes_exact import ExactSolver
 from service.native import engine as native
 from service.search import search
@@ -82,13 +81,13 @@ def prove(numbers: list[int], solve_lead: int = SOLVE_LEAD) -> bool:
         f"Reversi FFO proofs (goal: each proved within {PROVE_GOAL_S:.0f} CPU s of one core; "
         f"{solve_lead} heuristic iterations first; expert's learned evaluation)"
     )
-    reversi_levels.LEARNED.hand_to_native()  # expert's table, as its proofs use it
     ok = True
     wrong = False
     for number in numbers:
         position = ffo(number)
         _, _, value, best = FFO[number]
         began = time.process_time()
+        # learned: expert's table, which ``service.levels`` hands the kernel when it is imported
         result = native.search(position, Limits(), solve=True, solve_lead=solve_lead, learned=True)
         cpu = time.process_time() - began
         assert result is not None

@@ -48,7 +48,8 @@ LEADS = {
 }
 # The plug-ins each game's strongest level hands the Python search (Reversi's endgame solver).
 PLUGINS = {"reversi": reversi_levels.PLUGINS, "kalah": NO_PLUGINS, "petak-sawah": NO_PLUGINS}
-# What the same level hands the native engine: expert's learned evaluation, which orders its proofs far from the end.
+# What the same level hands the native engine: expert's learned evaluation (the table ``service.levels`` hands the
+# kernel when it is imported), which orders its proofs far from the end.
 NATIVE_KEYWORDS: dict[str, dict[str, Any]] = {"reversi": {"learned": True}}
 DEFAULT_EMPTIES = {"reversi": [12, 14, 16, 18, 20], "kalah": [12, 16, 20, 24], "petak-sawah": [12, 13, 14]}
 NATIVE_BASELINE = {"reversi", "kalah"}  # games whose baseline is the same solve on the Python search
@@ -126,7 +127,6 @@ def main() -> int:
         "--python-max", type=int, help="Reversi, Kalah: pure-Python baseline up to this (default 14 and 16)"
     )
     args = parser.parse_args()
-    reversi_levels.LEARNED.hand_to_native()  # expert's table, the one NATIVE_KEYWORDS' learned=True evaluates with
     python_max = dict(PYTHON_MAX) if args.python_max is None else dict.fromkeys(NATIVE_BASELINE, args.python_max)
     built = {
         name: "built" if found is not None else "NOT BUILT (the solve is pure Python too)"

@@ -15,7 +15,6 @@ from service.levels import variety
 from service.levels.driver import GameLevels
 from service.levels.native_search import callers_resources, native_search, solve_reach
 from service.native import engine
-from service.native import petak_sawah as native_petak_sawah
 from service.search import greedy, search
 
 # Medium weighs each move by hard's evaluation one move deep. Deeper medium searches played almost as well as
@@ -73,7 +72,7 @@ def solve_empties(position: PetakSawahPosition, limits: Limits) -> int:
     """From how many empty cells hard proves ``position`` to its end under ``limits`` (the caller's resources,
     ``callers_resources``): ``HARD_SOLVE_EMPTIES``, or as many more as a time of the caller's without a node
     budget allows on the native search engine (measured: see the constants)."""
-    if position.board.size > native_petak_sawah.MAX_CELLS or not engine.available("petak-sawah"):
+    if not engine.holds(position):
         return HARD_SOLVE_EMPTIES
     return solve_reach(limits, HARD_SOLVE_EMPTIES, SOLVE_AT, SOLVE_AT_MS, SOLVE_GROWTH)
 

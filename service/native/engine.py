@@ -168,6 +168,12 @@ def available(game_id: str | None = None) -> bool:
     return _function("gr_search") is not None and (game_id is None or game_id in ADAPTERS)
 
 
+def holds(position: Any) -> bool:
+    """Whether ``search`` takes ``position``: the engine is available and its game's kernel holds the board."""
+    game_id = position_game(position)
+    return available(game_id) and ADAPTERS[game_id].pack(position) is not None
+
+
 class Kernel:
     """One game's kernel functions one by one, on packed states (the twin tests and the bench use them)."""
 
