@@ -172,12 +172,13 @@ bench: install
 	$(PY) -m bench
 
 # Fit Reversi's pattern weights (service/learn/reversi.py) into the package's data file, the one the service
-# loads: CONFIG=small takes minutes, CONFIG=large (the default and the shipped file) about 40 minutes of one core,
-# CONFIG=full an estimated 4 hours (see CONFIGS there). Labels come from the native search engine. Seeded: a
-# configuration reproduces its file bit for bit.
+# loads: CONFIG=small takes minutes, CONFIG=large (the default and the shipped file) about 40 minutes on two
+# cores (see CONFIGS there); WORKERS processes label the positions (one per core by default: the same file).
+# Labels come from the native search engine. Seeded: a configuration reproduces its file bit for bit.
 CONFIG ?= large
+WORKERS ?= $(shell nproc 2>/dev/null || echo 1)
 train-reversi: install
-	$(PY) -m service.learn.reversi --config $(CONFIG)
+	$(PY) -m service.learn.reversi --config $(CONFIG) --workers $(WORKERS)
 
 # Record the OpenAPI document's examples again (service/api/examples.json) from real answers.
 examples: install

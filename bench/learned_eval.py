@@ -8,8 +8,9 @@ Three measurements, seeded, each printed against its target with met/MISSED:
    the learned one (``service/levels/reversi_learned.py``, the ``--weights`` file, the shipped one by default)
    and ``ReversiPosition.evaluate`` (the baseline). Target: the learned error at most half the hand-written
    one. More ``--weights`` files are measured on the same positions for information (before and after a
-   training). The issue asks for 2,000 positions with 20-24 empties; a solve takes ~1 s at 20 empties and
-   ~10x more each two empties, so the default is a sample (the count and range are flags).
+   training), and with ``--label-depths`` the training's search labels. The issue asks for 2,000 positions
+   with 20-24 empties; a solve takes ~1 s at 20 empties and ~10x more each two empties, so the default is a
+   sample (the count and range are flags).
 2. **Play**: the expert's search with the learned evaluation against the same search with the hand-written
    one, ``--move-ms`` per move for both, ``--games`` games from seeded openings (``--opening`` random plies),
    each opening played twice with the colours swapped; openings more than ``--balanced`` discs from even by
@@ -42,7 +43,7 @@ from service import native
 from service.core import Limits
 from service.engines.reversi import GAME, ReversiPosition
 from service.engines.reversi.patterns import WEIGHTS_FILE, load_weights
-from service.learn.reversi import self_play
+from service.learn.reversi import search_label, self_play
 from service.levels import reversi as reversi_levels
 from service.levels import reversi_learned
 from service.native import engine
@@ -122,7 +123,35 @@ def accuracy(args: argparse.Namespace, tables: list[tuple[str, reversi_learned.P
     for name, table in tables[1:]:
         other = error(table)
         print(f"  same positions, {name}: {other:.2f} discs, ratio {other / hand:.2f} (information)")
+    label_errors(args.label_depths, positions, values, tables[0][1])
     return ratio <= MAE_TARGET
+
+
+def label_errors(
+    depths: list[int],
+    positions: list[ReversiPosition],
+    values: list[float],
+    evaluate: reversi_learned.PatternEvaluation,
+) -> None:
+    """For information: how far the training's search labels (``service.learn.reversi.search_label`` with the
+    judged weights) are from the exact values, alone and paired with the search a ply shallower."""
+    for depth in depths:
+        line = f"  search labels, {depth} plies: {_label_error(depth, False, positions, values, evaluate):.2f} discs"
+        if depth > 1:
+            paired = _label_error(depth, True, positions, values, evaluate)
+            line += f"; paired with {depth - 1} plies: {paired:.2f}"
+        print(line + " (information)")
+
+
+def _label_error(
+    depth: int,
+    paired: bool,
+    positions: list[ReversiPosition],
+    values: list[float],
+    evaluate: reversi_learned.PatternEvaluation,
+) -> float:
+    labels = (search_label(p, depth, evaluate, paired) for p in positions)
+    return statistics.fmean(abs(label - v) for label, v in zip(labels, values, strict=True))
 
 
 def opening(index: int, plies: int, seed: int) -> ReversiPosition:
@@ -282,11 +311,18 @@ def main(argv: list[str] | None = None) -> int:
         action="append",
         help="a weights file (repeatable: the first is judged, the others measured for information); the shipped one",
     )
+    parser.add_argument(
+        "--label-depths",
+        type=int,
+        nargs="*",
+        default=[],
+        help="also print the error of the training's search labels of these depths on the same positions",
+    )
     parser.add_argument("--quick", action="store_true", help="tiny run for a smoke test")
     args = parser.parse_args(argv)
     if args.quick:
         args.positions, args.empties, args.games, args.move_ms = 2, "14-16", 2, 20
-        args.rate_positions, args.rate_ms = 1, 100
+        args.rate_positions, args.rate_ms, args.label_depths = 1, 100, [2]
     tables = []
     for path in args.weights or [WEIGHTS_FILE]:
         weights = load_weights(path)

@@ -1,5 +1,5 @@
 """Fit Reversi's pattern weights (``service/engines/reversi/patterns.py``): ``make train-reversi`` or
-``python -m service.learn.reversi --config tiny|small|medium|large|wide|full [--out FILE]``.
+``python -m service.learn.reversi --config tiny|small|medium|large [--out FILE] [--workers N]``.
 
 1. Self-play: ``games`` games of 8x8 from randomised openings (``OPENING`` uniformly random moves, then the
    hand-written evaluation one ply ahead with a ``NOISE`` share of random moves), every position kept once.
@@ -9,17 +9,20 @@
    ``service/levels/reversi_endgame.py``); earlier by an alpha-beta search ``search_depths[stage]`` plies deep
    with the weights fitted so far at its leaves (the native engine's learned evaluation, handed the table
    being trained; without it the Python search with the same evaluation: the same values), the stage being
-   labelled starting from the weights of the stage after it. Bootstrapping from the end of the game, where
-   the labels are exact: a deep enough search from a stage reaches the stages already fitted.
+   labelled starting from the weights of the stage after it; with ``paired`` the mean of that search and the
+   one a ply shallower (``search_label``). Bootstrapping from the end of the game, where the labels are exact:
+   a deep enough search from a stage reaches the stages already fitted.
 3. Each stage's weights by ridge regression (regularised least squares, conjugate gradients on the normal
    equations, ``ridge`` the penalty per weight in discs squared) of the label's difference from the
    hand-written estimate (the weights are a correction to it) on the positions' pattern indices, one weight
    per canonical index (``patterns.canonical_indices``: symmetric contents share it), rounded to
-   1/``SCALE`` disc.
+   1/``SCALE`` disc. With ``smooth``, once every stage is labelled, each stage is fitted again on its own
+   and its neighbours' positions (``_fit_stages``).
 
-Everything is seeded (``seed``) and done in a fixed order on one core, so a configuration reproduces its file
-bit for bit on a machine (the header records the configuration; floating point may differ across CPUs).
-Measured on the development machine (2 cores shared with other work, one used, ``nice``): see ``CONFIGS``.
+Everything is seeded (``seed``) and done in a fixed order, so a configuration reproduces its file bit for bit
+on a machine (the header records the configuration; floating point may differ across CPUs), whatever the
+number of ``workers`` (processes labelling a stage's positions: each label is its own search).
+Measured on the development machine (2 cores): see ``CONFIGS``.
 """
 
 from __future__ import annotations
@@ -27,6 +30,7 @@ from __future__ import annotations
 import argparse
 import array
 import math
+import multiprocessing
 import random
 import sys
 import time
@@ -36,6 +40,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from scipy import sparse
 
 from service.core.values import Limits
 from service.engines.reversi import GAME, ReversiPosition
@@ -76,6 +81,8 @@ class Config:
     search_depths: tuple[int, ...]  # the labelling search's depth in each stage (where it is not exact)
     ridge: float
     seed: int = 18
+    paired: bool = True  # a search label is the mean of the searches ``depth`` and ``depth - 1`` plies deep
+    smooth: int = 1  # a second pass fits each stage on the positions of the stages within ``smooth`` of it too
 
     def record(self) -> dict[str, Any]:
         """The configuration as the weights file's header keeps it (JSON: lists for tuples)."""
@@ -95,15 +102,15 @@ CONFIGS = {
     # both paths).
     "tiny": Config("tiny", games=40, per_stage=60, exact_empties=8, search_depths=_depths((0, 1)), ridge=4.0),
     # Labelling dominates. The native solve takes a median of 5 ms at 14 empties, 27 ms at 16, 0.14 s at 18
-    # and 1.1 s at 20 (CPU of a free core); a learned search of 8 plies about 15 ms at 22 empties, 35 ms at 30,
-    # 6 plies 2-8 ms. Held-out accuracy grows with the positions: against the same 292 exact solves at 20-24
-    # empties, ``medium`` (20,000 positions a stage, 7-ply labels where measured) errs 0.64 of the hand-written
-    # estimate, ``large`` (150,000, 7 plies) 0.57 and ``wide`` (300,000, 6 plies) 0.56; the fit's training
-    # error at 18-23 empties stays near 4.5 discs, so the rest is positions the fit has not seen. ``large``
-    # (the shipped file) took 39 minutes on the 2-core development machine, the other core busy: self-play
-    # 184 s, stage 2 (exact solves to 14 empties, then 6 plies) 228 s, stages 3 and 4 (7 plies) 440 s and
-    # 664 s, the 5-ply stages 165-245 s each. ``wide`` took 49 minutes and is not shipped: 0.13 disc better
-    # for twice the positions and shallower labels. ``full`` has not been run.
+    # and 1.1 s at 20 (CPU of a free core); the two learned searches of a label 1-2 ms. Against 2,000 exact
+    # solves at 20-24 empties (``python -m bench.learned_eval --positions 2000 --empties 20-24 --label-depths
+    # 6 7``), search labels with the shipped weights err 4.1 discs at 7 plies and as the mean of 5 and 6 plies
+    # (``paired``, which takes less time), 3.9 as the mean of 6 and 7. What the fit misses is mostly positions
+    # it has not seen (its training error at 18-23 empties is near 4 discs), so the error falls with the
+    # positions a stage: ``medium`` errs 0.60 of the hand-written estimate (0.62 without ``smooth``, 0.63
+    # without ``paired`` either), ``large`` 0.53 (0.531 before its second pass: with many positions the
+    # neighbours add little). ``large`` is the shipped file: 45 minutes on the 2-core development machine with
+    # ``workers=2`` (self-play 433 s on one core, the stages 60-300 s each, the second pass 600 s).
     "small": Config("small", games=1500, per_stage=4000, exact_empties=14, search_depths=_depths((0, 4)), ridge=8.0),
     "medium": Config(
         "medium",
@@ -115,26 +122,10 @@ CONFIGS = {
     ),
     "large": Config(
         "large",
-        games=40_000,
-        per_stage=150_000,
-        exact_empties=14,
-        search_depths=_depths((0, 6), (3, 7), (5, 5)),
-        ridge=8.0,
-    ),
-    "wide": Config(
-        "wide",
         games=80_000,
         per_stage=300_000,
         exact_empties=14,
-        search_depths=_depths((0, 6), (5, 4)),
-        ridge=8.0,
-    ),
-    "full": Config(
-        "full",
-        games=40_000,
-        per_stage=120_000,
-        exact_empties=17,
-        search_depths=_depths((0, 8), (5, 6)),
+        search_depths=_depths((0, 6), (5, 5)),
         ridge=8.0,
     ),
 }
@@ -193,9 +184,20 @@ def exact_label(position: ReversiPosition) -> float:
     return answer[0]
 
 
-def search_label(position: ReversiPosition, depth: int, evaluate: PatternEvaluation) -> float:
-    """The value of a ``depth``-ply alpha-beta search with ``evaluate`` at its leaves, for the seat to move:
-    natively when ``evaluate`` is the table handed to the native engine, else in Python (the same value)."""
+def search_label(position: ReversiPosition, depth: int, evaluate: PatternEvaluation, paired: bool) -> float:
+    """The value of a ``depth``-ply alpha-beta search with ``evaluate`` at its leaves, for the seat to move;
+    ``paired``: the mean of it and the search one ply shallower. A search's value leans towards the seat that
+    moves at its leaves, so searches of odd and even depth err in opposite directions: against exact values
+    at 20-24 empty squares the mean of 5 and 6 plies errs as little as 7 plies alone, in less time (``CONFIGS``)."""
+    value = _search_value(position, depth, evaluate)
+    if paired and depth > 1:
+        value = (value + _search_value(position, depth - 1, evaluate)) / 2
+    return value
+
+
+def _search_value(position: ReversiPosition, depth: int, evaluate: PatternEvaluation) -> float:
+    """The search's value natively when ``evaluate`` is the table handed to the native engine, else in Python
+    (the same value)."""
     limits = Limits(max_depth=depth)
     if evaluate.in_native():
         result = engine.search(position, limits, learned=True, tt_entries=LABEL_TT)
@@ -204,13 +206,37 @@ def search_label(position: ReversiPosition, depth: int, evaluate: PatternEvaluat
     return search(position, limits, evaluate=evaluate, tt_size=LABEL_TT).value
 
 
-def labels(positions: list[ReversiPosition], config: Config, stage: int, evaluate: PatternEvaluation) -> np.ndarray:
-    out = np.empty(len(positions))
-    for i, position in enumerate(positions):
+def labels(
+    positions: list[ReversiPosition], config: Config, stage: int, evaluate: PatternEvaluation, workers: int = 1
+) -> np.ndarray:
+    """Every position's label, by ``workers`` processes (each label is its own search: the same values)."""
+    global _JOB
+    if workers <= 1 or len(positions) < 2 * workers:
+        return np.array(_label_slice((0, len(positions)), (positions, config, stage, evaluate)))
+    _JOB = (positions, config, stage, evaluate)  # forked workers inherit it, and the table handed to the kernel
+    step = -(-len(positions) // (4 * workers))
+    slices = [(begin, min(begin + step, len(positions))) for begin in range(0, len(positions), step)]
+    try:
+        with multiprocessing.get_context("fork").Pool(workers) as pool:
+            parts = pool.map(_label_slice, slices)
+    finally:
+        _JOB = None
+    return np.array([value for part in parts for value in part])
+
+
+_JOB: tuple[list[ReversiPosition], Config, int, PatternEvaluation] | None = None
+
+
+def _label_slice(
+    bounds: tuple[int, int], job: tuple[list[ReversiPosition], Config, int, PatternEvaluation] | None = None
+) -> list[float]:
+    positions, config, stage, evaluate = job or _JOB  # type: ignore[misc]
+    out = []
+    for position in positions[bounds[0] : bounds[1]]:
         if position.empties() <= config.exact_empties:
-            out[i] = exact_label(position)
+            out.append(exact_label(position))
         else:
-            out[i] = search_label(position, config.search_depths[stage], evaluate)
+            out.append(search_label(position, config.search_depths[stage], evaluate, config.paired))
     return out
 
 
@@ -237,20 +263,19 @@ def features(positions: list[ReversiPosition], canonical: np.ndarray) -> np.ndar
 
 def ridge_fit(x: np.ndarray, y: np.ndarray, ridge: float) -> np.ndarray:
     """Weights ``w`` (one per index of a stage) minimising ``|sum_k w[x[:, k]] - y|^2 + ridge |w|^2``, by
-    conjugate gradients on the normal equations (each row sums one weight per column of ``x``)."""
-    flat = x.ravel()
-    width = x.shape[1]
-
-    def forward(w: np.ndarray) -> np.ndarray:
-        result: np.ndarray = w[x].sum(axis=1)
-        return result
+    conjugate gradients on the normal equations (each row sums one weight per column of ``x``: a sparse
+    matrix of ones, whose products cost a third of gathering and counting with numpy alone)."""
+    rows, width = x.shape
+    ones = np.ones(rows * width)
+    matrix = sparse.csr_matrix((ones, x.ravel(), np.arange(0, rows * width + 1, width)), shape=(rows, STAGE_SIZE))
+    transposed = matrix.T.tocsr()
 
     def backward(r: np.ndarray) -> np.ndarray:
-        result: np.ndarray = np.bincount(flat, weights=np.repeat(r, width), minlength=STAGE_SIZE)
+        result: np.ndarray = transposed @ r
         return result
 
     def normal(w: np.ndarray) -> np.ndarray:
-        return backward(forward(w)) + ridge * w
+        return backward(matrix @ w) + ridge * w
 
     w = np.zeros(STAGE_SIZE)
     residual = backward(y)
@@ -284,9 +309,10 @@ def train(
     config: Config,
     log: Callable[[str], None] = print,
     on_stage: Callable[[int, array.array[int]], None] | None = None,
+    workers: int = 1,
 ) -> array.array[int]:
     """The weights table of ``config`` (module docstring); ``on_stage(stage, table)`` is called after each stage
-    (a long run saves its progress with it)."""
+    (a long run saves its progress with it); ``workers`` processes label the positions (the same table)."""
     rng = random.Random(config.seed)
     start = time.monotonic()
     positions = self_play(config.games, rng)
@@ -297,7 +323,7 @@ def train(
     previous = native_reversi.weights()  # the service's table, when this runs inside it (the tests)
     evaluate.hand_to_native()
     try:
-        _fit_stages(config, stages, table, evaluate, start, log, on_stage)
+        _fit_stages(config, stages, table, evaluate, start, log, on_stage, workers)
     finally:
         native_reversi.set_weights(previous)
     return table
@@ -311,31 +337,64 @@ def _fit_stages(
     start: float,
     log: Callable[[str], None],
     on_stage: Callable[[int, array.array[int]], None] | None,
+    workers: int,
 ) -> None:
     canonical = canonical_map()
+    rows: list[tuple[np.ndarray, np.ndarray]] = []  # each stage's (features, label - hand-written estimate)
     for stage, group in enumerate(stages):
         begin = stage * STAGE_SIZE
         if stage:  # bootstrap: the stage's searches start from the fitted weights of the stage after it
             table[begin : begin + STAGE_SIZE] = table[begin - STAGE_SIZE : begin]
-        if not group:
-            continue
-        y = labels(group, config, stage, evaluate)
+        y = labels(group, config, stage, evaluate, workers)
         # The weights fit what the hand-written estimate misses (patterns.estimate adds them to it).
         hand = np.array([p.evaluate(p.to_move) for p in group])
-        fitted = to_table(ridge_fit(features(group, canonical), y - hand, config.ridge), canonical)
-        table[begin : begin + STAGE_SIZE] = array.array("h", fitted.tobytes())
-        error = float(np.mean(np.abs(np.array([evaluate(p, p.to_move) for p in group]) - y)))
-        log(
-            f"stage {stage}: {len(group)} positions, training error {error:.2f} discs, {time.monotonic() - start:.0f} s"
-        )
+        rows.append((features(group, canonical), y - hand))
+        if not group:
+            continue
+        _fit_stage(table, stage, [rows[stage]], config.ridge, canonical)
+        log(f"stage {stage}: {len(group)} positions, {_error(group, y, evaluate)}, {time.monotonic() - start:.0f} s")
         if on_stage is not None:
             on_stage(stage, table)
+    if not config.smooth:
+        return
+    # The second pass: a stage's table has more weights than its positions pin down well, and neighbouring
+    # stages value a pattern alike, so each stage is fitted again on its neighbours' labelled positions too
+    # (the labels stay those of the first pass). On held-out positions this errs less than more ridge does.
+    for stage, group in enumerate(stages):
+        near = rows[max(0, stage - config.smooth) : stage + config.smooth + 1]
+        if group:
+            _fit_stage(table, stage, near, config.ridge, canonical)
+            y = rows[stage][1] + np.array([p.evaluate(p.to_move) for p in group])
+            log(f"stage {stage} with its neighbours: {_error(group, y, evaluate)}, {time.monotonic() - start:.0f} s")
+    if on_stage is not None:
+        on_stage(len(stages) - 1, table)
+
+
+def _fit_stage(
+    table: array.array[int],
+    stage: int,
+    rows: list[tuple[np.ndarray, np.ndarray]],
+    ridge: float,
+    canonical: np.ndarray,
+) -> None:
+    x = np.concatenate([x for x, _ in rows])
+    y = np.concatenate([y for _, y in rows])
+    begin = stage * STAGE_SIZE
+    table[begin : begin + STAGE_SIZE] = array.array("h", to_table(ridge_fit(x, y, ridge), canonical).tobytes())
+
+
+def _error(group: list[ReversiPosition], y: np.ndarray, evaluate: PatternEvaluation) -> str:
+    error = float(np.mean(np.abs(np.array([evaluate(p, p.to_move) for p in group]) - y)))
+    return f"training error {error:.2f} discs"
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description="Fit Reversi's pattern weights (service/learn/reversi.py).")
     parser.add_argument("--config", choices=sorted(CONFIGS), default="small", help="the run's size")
     parser.add_argument("--out", type=Path, default=WEIGHTS_FILE, help="the weights file to write")
+    parser.add_argument(
+        "--workers", type=int, default=1, help="processes labelling the positions (the same file; one per core)"
+    )
     args = parser.parse_args(argv)
     config = CONFIGS[args.config]
     start = time.monotonic()
@@ -344,7 +403,7 @@ def main(argv: list[str] | None = None) -> int:
     def save(stage: int, table: array.array[int]) -> None:  # stages 0..stage fitted, the rest still zero
         dump_weights(partial, table, {**config.record(), "stages_fitted": stage + 1})
 
-    table = train(config, log=lambda line: print(line, flush=True), on_stage=save)
+    table = train(config, log=lambda line: print(line, flush=True), on_stage=save, workers=args.workers)
     dump_weights(args.out, table, config.record())
     partial.unlink(missing_ok=True)
     print(f"wrote {args.out.name} ({args.config}) in {time.monotonic() - start:.0f} s")

@@ -57,10 +57,11 @@ def random_table(seed: int, tied: bool) -> array.array[int]:
 
 def indices_square_by_square(me: int, opp: int) -> list[int]:
     """``patterns.indices`` as its docstring says it, one square at a time (the packed rows must agree)."""
-    base = p.stage_of(64 - (me | opp).bit_count()) * p.STAGE_SIZE
+    empties = 64 - (me | opp).bit_count()
+    base = p.stage_of(empties) * p.STAGE_SIZE
     out = []
     for f, squares in p.INSTANCES:
-        index = 0
+        index = 0 if squares else empties % p.STAGE_WIDTH  # the bias: a weight per count of empty squares
         for k, square in enumerate(squares):
             index += 3**k * ((me >> square & 1) + 2 * (opp >> square & 1))
         out.append(base + p.FAMILIES[f].offset + index)
@@ -92,16 +93,19 @@ def test_the_layout() -> None:
         "diag_4": 4,
         "bias": 1,
     }
-    assert p.STAGE_SIZE == 2 * 3**10 + 3**9 + 4 * 3**8 + 3**7 + 3**6 + 3**5 + 3**4 + 1
+    assert p.STAGE_SIZE == 2 * 3**10 + 3**9 + 4 * 3**8 + 3**7 + 3**6 + 3**5 + 3**4 + p.STAGE_WIDTH
     assert [p.stage_of(e) for e in (0, 5, 6, 20, 53, 54, 60)] == [0, 0, 1, 3, 8, 9, 9]
 
 
 def test_an_index_reads_each_square() -> None:
-    """Index = sum(digit * 3^k): the bias is 0, an edge pattern reads a1 as its lowest digit."""
+    """Index = sum(digit * 3^k): an edge pattern reads a1 as its lowest digit; the bias's index is the count of
+    empty squares within the stage (62 empties: stage 9 from 54, so 62 % 6 = 2)."""
     me, opp = 1 << 0, 1 << 1  # a1 mine, b1 theirs; the edge a1..h1 is the first instance
     index = p.indices(me, opp)[0] - p.stage_of(62) * p.STAGE_SIZE
     assert index == 1 + 2 * 3
-    assert p.indices(me, opp)[-1] == p.stage_of(62) * p.STAGE_SIZE + p.FAMILIES[-1].offset
+    assert p.indices(me, opp)[-1] == p.stage_of(62) * p.STAGE_SIZE + p.FAMILIES[-1].offset + 2
+    me, opp = (1 << 23) - 1, 1 << 30  # 23 + 1 discs: 40 empty squares, stage 6, the bias's weight 40 - 36 = 4
+    assert p.indices(me, opp)[-1] == 6 * p.STAGE_SIZE + p.FAMILIES[-1].offset + 4
 
 
 def test_packed_indices_are_the_square_by_square_ones() -> None:

@@ -3,21 +3,27 @@ bit, and its fit does what least squares should (an exactly representable target
 
 from __future__ import annotations
 
+import array
+import dataclasses
 import random
 from pathlib import Path
 
 import numpy as np
 
+from service.core.values import Limits
 from service.engines.reversi import patterns
 from service.learn import reversi as learn
+from service.levels.reversi_learned import PatternEvaluation
+from service.search import search
 
 
 def test_a_tiny_training_run_is_reproducible_bit_for_bit(tmp_path: Path) -> None:
+    """Twice the same file, whether one process labels the positions or two do."""
     config = learn.CONFIGS["tiny"]
     files = []
-    for run in range(2):
+    for run, workers in enumerate((1, 2)):
         path = tmp_path / f"run{run}.bin.gz"
-        patterns.dump_weights(path, learn.train(config, log=lambda _: None), config.record())
+        patterns.dump_weights(path, learn.train(config, log=lambda _: None, workers=workers), config.record())
         files.append(path.read_bytes())
     assert files[0] == files[1]
     weights = patterns.load_weights(tmp_path / "run0.bin.gz")
@@ -38,3 +44,27 @@ def test_the_fit_recovers_a_representable_target() -> None:
     w = learn.ridge_fit(x, y, 1e-6)
     assert np.mean(np.abs(w[x].sum(axis=1) - y)) < 0.01 * np.mean(np.abs(y))
     assert np.all(w[np.setdiff1d(np.arange(patterns.STAGE_SIZE), used)] == 0)
+
+
+def test_the_second_pass_fits_each_stage_with_its_neighbours() -> None:
+    """``smooth``: the same labels, a different fit; without it the table is the first pass's alone."""
+    tiny = learn.CONFIGS["tiny"]
+    assert tiny.smooth == 1
+    alone = learn.train(dataclasses.replace(tiny, smooth=0), log=lambda _: None)
+    smoothed = learn.train(tiny, log=lambda _: None)
+    size = patterns.STAGE_SIZE
+    stages = [slice(s * size, (s + 1) * size) for s in range(patterns.STAGES)]
+    changed = [s for s, part in enumerate(stages) if alone[part] != smoothed[part]]
+    assert len(changed) >= patterns.STAGES - 1, changed
+
+
+def test_a_paired_label_is_the_mean_of_two_depths() -> None:
+    """The mean of the searches 3 and 2 plies deep, each the search's own value (Python search: the same as
+    the native one, which the labels use when the table is handed to it)."""
+    positions = [p for p in learn.self_play(3, random.Random(4)) if p.empties() == 45]
+    position = positions[0]
+    evaluate = PatternEvaluation(array.array("h", bytes(2 * patterns.TABLE_SIZE)))
+    deep, shallow = (search(position, Limits(max_depth=d), evaluate=evaluate).value for d in (3, 2))
+    assert learn.search_label(position, 3, evaluate, paired=False) == deep
+    assert learn.search_label(position, 3, evaluate, paired=True) == (deep + shallow) / 2
+    assert deep != shallow, "a position where the depths differ"

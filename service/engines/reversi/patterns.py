@@ -12,7 +12,10 @@ The patterns (``FAMILIES``), each an ordered list of squares, ``(row, col)`` wit
 - ``corner_3x3``: the 3x3 block at a corner (9); ``corner_2x5``: the 2x5 block along an edge from a corner (10);
 - ``line_2``, ``line_3``, ``line_4``: the second, third and fourth row (8 each);
 - ``diag_8``, ``diag_7``, ``diag_6``, ``diag_5``, ``diag_4``: the diagonals of 8 down to 4 squares;
-- ``bias``: no square, one weight per stage (the stage's mean).
+- ``bias``: no square, one weight per number of empty squares within the stage (``STAGE_WIDTH`` weights: the
+  count's mean). One weight per stage is not enough: who plays the last move follows the parity of the empty
+  squares, and a stage's mean value differs between odd and even counts by a few discs, a bias the training
+  carried from each stage's labels into the searches labelling the stage before it.
 
 Each family is applied at every place the board's 8 symmetries take it (``INSTANCES``: 47 in all), and all
 places of a family share its table, so the value is the same for a position and its mirror images whenever
@@ -48,7 +51,7 @@ from typing import Any
 
 SIZE = 8  # the only board size with learned weights
 FORMAT = "gamerules-reversi-patterns"
-VERSION = 1  # of the layout: families, their square order, stages, the file format
+VERSION = 2  # of the layout: families, their square order and sizes, stages, the file format (2: the bias by count)
 SCALE = 32  # a weight's unit: 1/SCALE disc
 STAGE_WIDTH = 6  # empty squares per stage
 STAGES = 10  # stage 9 holds 54..60 empty squares
@@ -109,7 +112,9 @@ class Family:
 
     @property
     def size(self) -> int:
-        return 3 ** len(self.squares)
+        """Its table's entries: one per contents of its squares; the squareless bias, one per count of empty
+        squares within a stage (``within``)."""
+        return 3 ** len(self.squares) if self.squares else STAGE_WIDTH
 
 
 def _families() -> tuple[tuple[Family, ...], int]:
@@ -148,6 +153,11 @@ def stage_of(empties: int) -> int:
     return min(STAGES - 1, empties // STAGE_WIDTH)
 
 
+def within(empties: int) -> int:
+    """The index of the bias's weight for ``empties`` empty squares (the last stage's 60 shares 54's)."""
+    return empties % STAGE_WIDTH
+
+
 def self_symmetries(family: Family) -> list[tuple[int, ...]]:
     """The permutations of a family's squares made by the symmetries that keep its set of squares: ``p`` with
     ``image[squares[k]] == squares[p[k]]``. Contents they exchange must weigh the same (``canonical_indices``)."""
@@ -163,6 +173,8 @@ def canonical_indices(family: Family) -> list[int]:
     """For every index of the family's table, the smallest index its self-symmetries map it to: the training
     fits one weight per canonical index, so the evaluation is the same on all 8 images of a position."""
     n = len(family.squares)
+    if not n:  # the bias: its entries are counts of empty squares, which no symmetry exchanges
+        return list(range(family.size))
     perms = self_symmetries(family)
     out = []
     for index in range(family.size):
@@ -195,7 +207,10 @@ def _row_tables() -> tuple[tuple[tuple[int, ...], tuple[int, ...]], ...]:
 
 
 _ROWS = _row_tables()
-_FIELDS = tuple((_FIELD * i, FAMILIES[f].offset) for i, (f, _) in enumerate(INSTANCES))
+# (field shift, family offset) of the instances with squares, in INSTANCES' order; the squareless one (the
+# bias, the last instance) is indexed by the count of empty squares instead (``within``).
+_FIELDS = tuple((_FIELD * i, FAMILIES[f].offset) for i, (f, squares) in enumerate(INSTANCES) if squares)
+_SQUARELESS = tuple(FAMILIES[f].offset for f, squares in INSTANCES if not squares)
 
 
 def _packed(me: int, opp: int) -> int:
@@ -208,17 +223,20 @@ def _packed(me: int, opp: int) -> int:
 def indices(me: int, opp: int) -> list[int]:
     """The table index of every instance (``INSTANCES``' order) of the 8x8 position (``me`` to move), stage
     included: the features the training fits and the evaluation sums."""
-    base = stage_of(SIZE * SIZE - (me | opp).bit_count()) * STAGE_SIZE
+    empties = SIZE * SIZE - (me | opp).bit_count()
+    base = stage_of(empties) * STAGE_SIZE
     packed = _packed(me, opp)
-    return [base + offset + ((packed >> shift) & _MASK) for shift, offset in _FIELDS]
+    out = [base + offset + ((packed >> shift) & _MASK) for shift, offset in _FIELDS]
+    return out + [base + offset + within(empties) for offset in _SQUARELESS]
 
 
 def pattern_sum(me: int, opp: int, weights: Any) -> int:
     """The weights' sum for the 8x8 position with ``me`` to move, in 1/``SCALE`` discs (``weights``: the
     whole table, ``TABLE_SIZE`` ints). The native twin is ``gr_reversi_pattern_sum``."""
-    base = stage_of(SIZE * SIZE - (me | opp).bit_count()) * STAGE_SIZE
+    empties = SIZE * SIZE - (me | opp).bit_count()
+    base = stage_of(empties) * STAGE_SIZE
     packed = _packed(me, opp)
-    total = 0
+    total = sum(weights[base + offset + within(empties)] for offset in _SQUARELESS)
     for shift, offset in _FIELDS:
         total += weights[base + offset + ((packed >> shift) & _MASK)]
     return total
@@ -258,7 +276,7 @@ def layout() -> dict[str, Any]:
         "scale": SCALE,
         "stages": STAGES,
         "stage_width": STAGE_WIDTH,
-        "families": [[f.name, len(f.squares)] for f in FAMILIES],
+        "families": [[f.name, len(f.squares), f.size] for f in FAMILIES],
     }
 
 

@@ -1,7 +1,8 @@
 /* Pattern evaluation of 8x8 Reversi: the native twin of ``service/engines/reversi/patterns.py``.
  *
  * The sum of a weights table's entries over the 47 pattern instances of a position (edges with their
- * X-squares, corner 3x3 and 2x5 blocks, rows 2 to 4, the diagonals of 8 to 4 squares, and a bias), in the
+ * X-squares, corner 3x3 and 2x5 blocks, rows 2 to 4, the diagonals of 8 to 4 squares, and a bias
+ * by the number of empty squares), in the
  * table of the position's stage (its number of empty squares in buckets of STAGE_WIDTH): the learned estimate
  * of the final disc margin for the seat to move, in 1/SCALE discs (patterns.py's docstring has the layout).
  * The Python ``pattern_sum`` is the reference this file is tested against (tests/games/test_reversi_patterns.py)
@@ -25,7 +26,7 @@
 #define BOUND 63.0       /* an estimate's largest margin (patterns.BOUND) */
 #define STAGE_WIDTH 6     /* empty squares per stage (patterns.STAGE_WIDTH) */
 #define STAGES 10         /* patterns.STAGES */
-#define STAGE_SIZE 167266 /* weights per stage (patterns.STAGE_SIZE) */
+#define STAGE_SIZE 167271 /* weights per stage (patterns.STAGE_SIZE) */
 #define INSTANCE_COUNT 47
 #define MAX_SQUARES 10
 
@@ -126,7 +127,8 @@ typedef struct {
 static uint64_t DIAGONALS[VIEWS]; /* the squares of a gathered view (views 2..) */
 static Step STEPS[MAX_PIECES];
 static int STEP_COUNT;
-static int32_t SQUARELESS[INSTANCE_COUNT]; /* the offsets of instances without squares (the bias): index 0 */
+static int32_t SQUARELESS[INSTANCE_COUNT]; /* the offsets of instances without squares (the bias), indexed by
+                                            * the empty squares within the stage (patterns.within) */
 static int SQUARELESS_COUNT;
 static uint16_t ASCENDING[256];           /* bits -> sum(bit_j * 3^j) */
 static uint16_t DESCENDING[MAX_RUN + 1][256]; /* [len][bits] -> sum(bit_j * 3^(len-1-j)) */
@@ -313,28 +315,30 @@ static int32_t sum_runs(uint64_t me, uint64_t opp, const int16_t *table) {
     return total;
 }
 
-static const int16_t *stage_table(uint64_t me, uint64_t opp, const int16_t *weights) {
-    int stage = (64 - count(me | opp)) / STAGE_WIDTH;
+static const int16_t *stage_table(int empties, const int16_t *weights) {
+    int stage = empties / STAGE_WIDTH;
     return weights + (int64_t)(stage > STAGES - 1 ? STAGES - 1 : stage) * STAGE_SIZE;
 }
 
-static int32_t squareless(const int16_t *table) {
+static int32_t squareless(int empties, const int16_t *table) {
     int32_t total = 0;
     int q;
-    for (q = 0; q < SQUARELESS_COUNT; q++) total += table[SQUARELESS[q]];
+    for (q = 0; q < SQUARELESS_COUNT; q++) total += table[SQUARELESS[q] + empties % STAGE_WIDTH];
     return total;
 }
 
 /* The weights' sum for ``me`` to move; ``weights`` is the whole table (STAGES * STAGE_SIZE int16). */
 int32_t gr_reversi_pattern_sum(uint64_t me, uint64_t opp, const int16_t *weights) {
-    const int16_t *table = stage_table(me, opp, weights);
-    return sum_instances(me, opp, table) + squareless(table);
+    int empties = 64 - count(me | opp);
+    const int16_t *table = stage_table(empties, weights);
+    return sum_instances(me, opp, table) + squareless(empties, table);
 }
 
 /* The same sum by runs whatever the CPU (the tests compare it with the Python sum where gathers are chosen). */
 int32_t gr_reversi_pattern_sum_runs(uint64_t me, uint64_t opp, const int16_t *weights) {
-    const int16_t *table = stage_table(me, opp, weights);
-    return sum_runs(me, opp, table) + squareless(table);
+    int empties = 64 - count(me | opp);
+    const int16_t *table = stage_table(empties, weights);
+    return sum_runs(me, opp, table) + squareless(empties, table);
 }
 
 /* The table the native search's kernel evaluates with: set once, before any search, by the Python that loaded
