@@ -43,7 +43,7 @@ from service import native
 from service.core import Limits
 from service.engines.reversi import GAME, ReversiPosition
 from service.engines.reversi.patterns import WEIGHTS_FILE, load_weights
-from service.learn.reversi import search_label, self_play
+from service.learn.reversi import positive, search_label, self_play
 from service.levels import reversi as reversi_levels
 from service.levels import reversi_learned
 from service.native import engine
@@ -313,7 +313,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument(
         "--label-depths",
-        type=int,
+        type=positive,
         nargs="*",
         default=[],
         help="also print the error of the training's search labels of these depths on the same positions",

@@ -35,9 +35,10 @@ import random
 import sys
 import time
 from collections.abc import Callable
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 from scipy import sparse
@@ -206,33 +207,42 @@ def _search_value(position: ReversiPosition, depth: int, evaluate: PatternEvalua
     return search(position, limits, evaluate=evaluate, tt_size=LABEL_TT).value
 
 
+Job = tuple[list[ReversiPosition], Config, int, PatternEvaluation]  # positions, config, stage, evaluation
+_JOB: Job | None = None  # a labelling worker's job (``_start_worker``)
+
+
 def labels(
     positions: list[ReversiPosition], config: Config, stage: int, evaluate: PatternEvaluation, workers: int = 1
 ) -> np.ndarray:
-    """Every position's label, by ``workers`` processes (each label is its own search: the same values)."""
-    global _JOB
+    """Every position's label, by ``workers`` processes (each label is its own search: the same values). The
+    workers are forked, so they share the positions and the table handed to the native kernel without a copy;
+    one that dies ends the run with ``BrokenProcessPool`` instead of leaving it waiting."""
+    job = (positions, config, stage, evaluate)
     if workers <= 1 or len(positions) < 2 * workers:
-        return np.array(_label_slice((0, len(positions)), (positions, config, stage, evaluate)))
-    _JOB = (positions, config, stage, evaluate)  # forked workers inherit it, and the table handed to the kernel
+        return np.array(_label_slice(job, 0, len(positions)))
     step = -(-len(positions) // (4 * workers))
-    slices = [(begin, min(begin + step, len(positions))) for begin in range(0, len(positions), step)]
-    try:
-        with multiprocessing.get_context("fork").Pool(workers) as pool:
-            parts = pool.map(_label_slice, slices)
-    finally:
-        _JOB = None
-    return np.array([value for part in parts for value in part])
+    begins = range(0, len(positions), step)
+    ends = [min(begin + step, len(positions)) for begin in begins]
+    context = multiprocessing.get_context("fork")
+    with ProcessPoolExecutor(workers, mp_context=context, initializer=_start_worker, initargs=(job,)) as pool:
+        return np.array([value for part in pool.map(_worker_slice, begins, ends) for value in part])
 
 
-_JOB: tuple[list[ReversiPosition], Config, int, PatternEvaluation] | None = None
+def _start_worker(job: Job) -> None:
+    global _JOB
+    _JOB = job
 
 
-def _label_slice(
-    bounds: tuple[int, int], job: tuple[list[ReversiPosition], Config, int, PatternEvaluation] | None = None
-) -> list[float]:
-    positions, config, stage, evaluate = job or _JOB  # type: ignore[misc]
+def _worker_slice(begin: int, end: int) -> list[float]:
+    assert _JOB is not None, "a labelling worker is started with its job"
+    return _label_slice(_JOB, begin, end)
+
+
+def _label_slice(job: Job, begin: int, end: int) -> list[float]:
+    """The labels of the job's positions ``begin:end``: exact near the end, else searched."""
+    positions, config, stage, evaluate = job
     out = []
-    for position in positions[bounds[0] : bounds[1]]:
+    for position in positions[begin:end]:
         if position.empties() <= config.exact_empties:
             out.append(exact_label(position))
         else:
@@ -329,6 +339,14 @@ def train(
     return table
 
 
+class Labelled(NamedTuple):
+    """A stage's positions as the fit sees them: pattern features, labels, hand-written estimates."""
+
+    features: np.ndarray
+    labels: np.ndarray
+    hand: np.ndarray
+
+
 def _fit_stages(
     config: Config,
     stages: list[list[ReversiPosition]],
@@ -340,52 +358,73 @@ def _fit_stages(
     workers: int,
 ) -> None:
     canonical = canonical_map()
-    rows: list[tuple[np.ndarray, np.ndarray]] = []  # each stage's (features, label - hand-written estimate)
+    labelled: list[Labelled] = []
     for stage, group in enumerate(stages):
         begin = stage * STAGE_SIZE
         if stage:  # bootstrap: the stage's searches start from the fitted weights of the stage after it
             table[begin : begin + STAGE_SIZE] = table[begin - STAGE_SIZE : begin]
-        y = labels(group, config, stage, evaluate, workers)
-        # The weights fit what the hand-written estimate misses (patterns.estimate adds them to it).
         hand = np.array([p.evaluate(p.to_move) for p in group])
-        rows.append((features(group, canonical), y - hand))
+        labelled.append(Labelled(features(group, canonical), labels(group, config, stage, evaluate, workers), hand))
         if not group:
             continue
-        _fit_stage(table, stage, [rows[stage]], config.ridge, canonical)
-        log(f"stage {stage}: {len(group)} positions, {_error(group, y, evaluate)}, {time.monotonic() - start:.0f} s")
+        _fit_stage(table, stage, labelled[stage : stage + 1], config.ridge, canonical)
+        error = _error(group, labelled[stage].labels, evaluate)
+        log(
+            f"stage {stage}: {len(group)} positions, training error {error:.2f} discs, {time.monotonic() - start:.0f} s"
+        )
         if on_stage is not None:
             on_stage(stage, table)
-    if not config.smooth:
-        return
-    # The second pass: a stage's table has more weights than its positions pin down well, and neighbouring
-    # stages value a pattern alike, so each stage is fitted again on its neighbours' labelled positions too
-    # (the labels stay those of the first pass). On held-out positions this errs less than more ridge does.
+    if config.smooth:
+        _second_pass(config, stages, labelled, table, evaluate, start, log)
+        if on_stage is not None:
+            on_stage(len(stages) - 1, table)
+
+
+def _second_pass(
+    config: Config,
+    stages: list[list[ReversiPosition]],
+    labelled: list[Labelled],
+    table: array.array[int],
+    evaluate: PatternEvaluation,
+    start: float,
+    log: Callable[[str], None],
+) -> None:
+    """Each stage fitted again on its neighbours' labelled positions too (the labels stay the first pass's): a
+    stage's table has more weights than its positions pin down well, and neighbouring stages value a pattern
+    alike. It helps most where the positions are few (``CONFIGS``)."""
+    canonical = canonical_map()
     for stage, group in enumerate(stages):
-        near = rows[max(0, stage - config.smooth) : stage + config.smooth + 1]
         if group:
+            near = labelled[max(0, stage - config.smooth) : stage + config.smooth + 1]
             _fit_stage(table, stage, near, config.ridge, canonical)
-            y = rows[stage][1] + np.array([p.evaluate(p.to_move) for p in group])
-            log(f"stage {stage} with its neighbours: {_error(group, y, evaluate)}, {time.monotonic() - start:.0f} s")
-    if on_stage is not None:
-        on_stage(len(stages) - 1, table)
+            error = _error(group, labelled[stage].labels, evaluate)
+            log(
+                f"stage {stage} with its neighbours: training error {error:.2f} discs, {time.monotonic() - start:.0f} s"
+            )
 
 
 def _fit_stage(
-    table: array.array[int],
-    stage: int,
-    rows: list[tuple[np.ndarray, np.ndarray]],
-    ridge: float,
-    canonical: np.ndarray,
+    table: array.array[int], stage: int, labelled: list[Labelled], ridge: float, canonical: np.ndarray
 ) -> None:
-    x = np.concatenate([x for x, _ in rows])
-    y = np.concatenate([y for _, y in rows])
+    """Fit one stage's table on ``labelled`` (its own positions, and its neighbours' in the second pass). The
+    weights fit what the hand-written estimate misses: ``patterns.estimate`` adds them to it."""
+    x = np.concatenate([part.features for part in labelled])
+    y = np.concatenate([part.labels - part.hand for part in labelled])
     begin = stage * STAGE_SIZE
     table[begin : begin + STAGE_SIZE] = array.array("h", to_table(ridge_fit(x, y, ridge), canonical).tobytes())
 
 
-def _error(group: list[ReversiPosition], y: np.ndarray, evaluate: PatternEvaluation) -> str:
-    error = float(np.mean(np.abs(np.array([evaluate(p, p.to_move) for p in group]) - y)))
-    return f"training error {error:.2f} discs"
+def _error(group: list[ReversiPosition], target: np.ndarray, evaluate: PatternEvaluation) -> float:
+    """The mean absolute error of the table's estimates against the labels (``target``)."""
+    return float(np.mean(np.abs(np.array([evaluate(p, p.to_move) for p in group]) - target)))
+
+
+def positive(text: str) -> int:
+    """An argument that counts something (processes, plies): 1 or more."""
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{value} is not a positive number")
+    return value
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -393,7 +432,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--config", choices=sorted(CONFIGS), default="small", help="the run's size")
     parser.add_argument("--out", type=Path, default=WEIGHTS_FILE, help="the weights file to write")
     parser.add_argument(
-        "--workers", type=int, default=1, help="processes labelling the positions (the same file; one per core)"
+        "--workers",
+        type=positive,
+        default=1,
+        help="processes labelling the positions, the same file with any number (make train-reversi: one per core)",
     )
     args = parser.parse_args(argv)
     config = CONFIGS[args.config]

@@ -5,10 +5,13 @@ from __future__ import annotations
 
 import array
 import dataclasses
+import os
 import random
+from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
 
 import numpy as np
+import pytest
 
 from service.core.values import Limits
 from service.engines.reversi import patterns
@@ -68,3 +71,22 @@ def test_a_paired_label_is_the_mean_of_two_depths() -> None:
     assert learn.search_label(position, 3, evaluate, paired=False) == deep
     assert learn.search_label(position, 3, evaluate, paired=True) == (deep + shallow) / 2
     assert deep != shallow, "a position where the depths differ"
+
+
+def test_paired_labels_are_the_same_from_two_workers() -> None:
+    """Searched labels 3 plies deep, paired, from one process and from two: the same values."""
+    positions = [p for p in learn.self_play(4, random.Random(5)) if 30 <= p.empties() <= 40]
+    config = dataclasses.replace(learn.CONFIGS["tiny"], search_depths=(3,) * patterns.STAGES)
+    evaluate = PatternEvaluation(array.array("h", bytes(2 * patterns.TABLE_SIZE)))
+    alone = learn.labels(positions, config, 5, evaluate, workers=1)
+    assert np.array_equal(alone, learn.labels(positions, config, 5, evaluate, workers=2))
+    assert len(set(alone)) > 1
+
+
+def test_a_worker_that_dies_ends_the_run_with_an_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Not a wait for ever: the pool reports the lost worker."""
+    monkeypatch.setattr(learn, "_label_slice", lambda job, begin, end: os._exit(3))  # runs in the forked workers
+    positions = learn.self_play(1, random.Random(6))[:8]
+    evaluate = PatternEvaluation(array.array("h", bytes(2 * patterns.TABLE_SIZE)))
+    with pytest.raises(BrokenProcessPool):
+        learn.labels(positions, learn.CONFIGS["tiny"], 5, evaluate, workers=2)

@@ -35,8 +35,8 @@ the sum divided by ``SCALE``.
 
 The weights file (``load_weights``): one JSON header line (``format``, ``version`` of the layout below,
 ``scale``, ``stages``, ``stage_width``, the families' names and sizes, what trained it), then the table as
-little-endian int16, stage after stage, family after family (``3**len(squares)`` entries each); gzip
-compressed.
+little-endian int16, stage after stage, family after family (``Family.size`` entries each: ``3**len(squares)``,
+the bias ``STAGE_WIDTH``); gzip compressed.
 """
 
 from __future__ import annotations

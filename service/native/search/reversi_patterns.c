@@ -1,10 +1,10 @@
 /* Pattern evaluation of 8x8 Reversi: the native twin of ``service/engines/reversi/patterns.py``.
  *
  * The sum of a weights table's entries over the 47 pattern instances of a position (edges with their
- * X-squares, corner 3x3 and 2x5 blocks, rows 2 to 4, the diagonals of 8 to 4 squares, and a bias
- * by the number of empty squares), in the
- * table of the position's stage (its number of empty squares in buckets of STAGE_WIDTH): the learned estimate
- * of the final disc margin for the seat to move, in 1/SCALE discs (patterns.py's docstring has the layout).
+ * X-squares, corner 3x3 and 2x5 blocks, rows 2 to 4, the diagonals of 8 to 4 squares, and a bias by the
+ * number of empty squares), in the table of the position's stage (its number of empty squares in buckets of
+ * STAGE_WIDTH): the learned estimate of the final disc margin for the seat to move, in 1/SCALE discs
+ * (patterns.py's docstring has the layout).
  * The Python ``pattern_sum`` is the reference this file is tested against (tests/games/test_reversi_patterns.py)
  * and the fallback when it is not built. Two users: the Python search's leaves call ``gr_reversi_pattern_sum``
  * with a table they hold (service/levels/reversi_learned.py), and the native search's Reversi kernel
@@ -320,10 +320,13 @@ static const int16_t *stage_table(int empties, const int16_t *weights) {
     return weights + (int64_t)(stage > STAGES - 1 ? STAGES - 1 : stage) * STAGE_SIZE;
 }
 
+/* The bias's entry for a count of empty squares (patterns.within). */
+static int within(int empties) { return empties % STAGE_WIDTH; }
+
 static int32_t squareless(int empties, const int16_t *table) {
     int32_t total = 0;
     int q;
-    for (q = 0; q < SQUARELESS_COUNT; q++) total += table[SQUARELESS[q] + empties % STAGE_WIDTH];
+    for (q = 0; q < SQUARELESS_COUNT; q++) total += table[SQUARELESS[q] + within(empties)];
     return total;
 }
 
