@@ -108,10 +108,10 @@ CONFIGS = {
     # 6 7``), search labels with the shipped weights err 4.1 discs at 7 plies and as the mean of 5 and 6 plies
     # (``paired``, which takes less time), 3.9 as the mean of 6 and 7. What the fit misses is mostly positions
     # it has not seen (its training error at 18-23 empties is near 4 discs), so the error falls with the
-    # positions a stage: ``medium`` errs 0.60 of the hand-written estimate (0.62 without ``smooth``, 0.63
-    # without ``paired`` either), ``large`` 0.53 (0.531 before its second pass: with many positions the
-    # neighbours add little). ``large`` is the shipped file: 45 minutes on the 2-core development machine with
-    # ``workers=2`` (self-play 433 s on one core, the stages 60-300 s each, the second pass 600 s).
+    # positions a stage: ``medium`` errs 0.59 of the hand-written estimate (0.62 without ``smooth``, 0.63
+    # without ``paired`` either), ``large`` 0.53 (about the same before its second pass: with many positions
+    # the neighbours add little). ``large`` is the shipped file: 45 minutes on the 2-core development machine with
+    # ``workers=2`` (self-play 433 s on one core, the stages up to 306 s each, the second pass 598 s).
     "small": Config("small", games=1500, per_stage=4000, exact_empties=14, search_depths=_depths((0, 4)), ridge=8.0),
     "medium": Config(
         "medium",
