@@ -102,7 +102,7 @@ test: install lint client-examples
 lint: install
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
-	$(BIN)/mypy service
+	$(BIN)/mypy service bench
 	$(BIN)/mypy clients/python/gamerules_client
 	mkdir -p build && $(PY) -m grpc_tools.protoc -Iproto -I$(PURELIB) \
 		--include_imports --include_source_info --descriptor_set_out=build/image.binpb $(PROTOS)

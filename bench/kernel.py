@@ -37,6 +37,7 @@ def positions(count: int, seed: int) -> list[Any]:
             if not position.to_move:
                 break
             position = position.play(rng.choice(position.legal_moves()))
+        assert isinstance(position, kalah.KalahPosition)
         if position.to_move and position.seeds_in_play() > 24:
             found.append(position)
     return found

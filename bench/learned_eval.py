@@ -163,6 +163,7 @@ def opening(index: int, plies: int, seed: int) -> ReversiPosition:
                 break
             position = position.play(rng.choice(position.legal_moves()))
         if position.to_move:
+            assert isinstance(position, ReversiPosition)
             return position
 
 

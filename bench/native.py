@@ -35,6 +35,7 @@ from typing import Any
 
 from service.core import Limits
 from service.engines import GAMES
+from service.engines.dots_and_boxes import DotsAndBoxesPosition
 from service.levels.dots_and_boxes_exact import ExactSolver
 from service.native import engine as native
 from service.search import search
@@ -231,6 +232,7 @@ def dots_proof(baseline: bool) -> None:
     open boxes' bounds, the loony endgame), and with the Python exact solver (``hard``'s without the native
     engine) as the baseline."""
     position = GAMES["dots-and-boxes"].new_position({"rows": 3, "cols": 3}, "")
+    assert isinstance(position, DotsAndBoxesPosition)
     goal_s = DOTS_GOAL_S
     began = time.process_time()
     result = native.search(position, Limits(max_time_ms=int(goal_s * 1000 * WALL_SLACK)), solve=True)

@@ -33,6 +33,7 @@ import statistics
 import sys
 import time
 from collections.abc import Callable
+from functools import partial
 from typing import Any
 
 from bench.level_cost import sample_positions
@@ -71,7 +72,7 @@ def cost(game_id: str, positions: list[Any], own: Limits | None) -> tuple[float,
     for position in positions:
         for use in (True, False):
             start = time.process_time()
-            result = on_path(use, lambda p=position: best_move(game_id, p, level, own, 0, 1))
+            result = on_path(use, partial(best_move, game_id, position, level, own, 0, 1))
             spent[use].append(time.process_time() - start)
             depths[use].append(result.depth)
     return (
@@ -111,7 +112,7 @@ def play(game_id: str, level: str, start: Any, sides: dict[int, Side], seed: int
         seat = position.to_move
         move_seed = seed * 1_000_003 + index * 1000 + ply
         use, limits = sides[seat]
-        result = on_path(use, lambda p=position, s=move_seed, lim=limits: best_move(game_id, p, level, lim, s, 1))
+        result = on_path(use, partial(best_move, game_id, position, level, limits, move_seed, 1))
         position, _ = position.apply(result.move)
         ply += 1
     return float(position.final_value(1))

@@ -42,12 +42,13 @@ import sys
 import tempfile
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from concurrent import futures
 from dataclasses import dataclass
 from pathlib import Path
 
 import grpc
+from google.protobuf.message import Message
 
 from bench.load import HOST, _free_port, _process, _wait_grpc, _wait_http, server_flags
 from gamerules.v1 import gamerules_pb2 as pb
@@ -147,8 +148,8 @@ def positions(per_game: int = 6, seed: int = 3) -> dict[str, list[str]]:
     return found
 
 
-def rules_requests() -> list[tuple[str, object]]:
-    calls: list[tuple[str, object]] = []
+def rules_requests() -> list[tuple[str, Message]]:
+    calls: list[tuple[str, Message]] = []
     for game_id, notations in positions().items():
         for notation in notations:
             position = GAMES[game_id].parse_position(notation)
@@ -162,7 +163,7 @@ def rules_requests() -> list[tuple[str, object]]:
     return calls
 
 
-def best_move_requests(max_time_ms: int = 5) -> list[tuple[str, object]]:
+def best_move_requests(max_time_ms: int = 5) -> list[tuple[str, Message]]:
     limits = pb.SearchLimits(max_time_ms=max_time_ms)
     return [
         ("BestMove", pb.BestMoveRequest(game=game_id, position=pb.Position(notation=notation), limits=limits))
@@ -445,7 +446,7 @@ async def _calls(
     await channel.close()
 
 
-def slope(points: list[tuple[float, float]]) -> float:
+def slope(points: Sequence[tuple[float, float]]) -> float:
     """Least-squares slope of y over x."""
     xs, ys = [x for x, _ in points], [y for _, y in points]
     mean_x, mean_y = statistics.fmean(xs), statistics.fmean(ys)
@@ -543,10 +544,14 @@ def main(argv: list[str] | None = None) -> int:
     )
     args = parser.parse_args(argv)
     split = auto_split()
-    where = f"the workers and the gateway on cores {cpus.text(split.rules)}, the searches on {cpus.text(split.search)}"
+    where = (
+        f"the workers and the gateway on cores {cpus.text(split.rules)}, the searches on {cpus.text(split.search)}"
+        if split
+        else "every core shared"
+    )
     print(
         f"{os.cpu_count()} cores for the servers (2 gRPC workers, 2 gateway workers) and the load; by default "
-        f"{where if split else 'every core shared'}. "
+        f"{where}. "
         f"Load average: {' '.join(f'{v:.2f}' for v in os.getloadavg())}",
         flush=True,
     )

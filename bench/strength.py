@@ -577,15 +577,13 @@ def main() -> int:
         for strong, weak in pairs:
             rows.append(("levels", f"{strong} vs {weak}", setup, count))
             for g in range(count):
-                payload = (setup, strong, weak, g // 2, 1 + g % 2, args.seed, args.move_ms)
-                tasks.append(("levels", payload))
+                tasks.append(("levels", (setup, strong, weak, g // 2, 1 + g % 2, args.seed, args.move_ms)))
     for outside in outsides:
         level = LEVELS[outside.game_id].levels[-1].name
         rows.append(("mcts", f"{level} vs MCTS", outside, mcts_games))
         sims, target_ms = simulations[outside.game_id]
         for g in range(mcts_games):
-            payload = (outside, level, g // 2, 1 + g % 2, args.seed, args.move_ms, sims, target_ms)
-            tasks.append(("mcts", payload))
+            tasks.append(("mcts", (outside, level, g // 2, 1 + g % 2, args.seed, args.move_ms, sims, target_ms)))
 
     summary: list[tuple[str, bool | None]] = []
     failed = False
@@ -661,14 +659,17 @@ def main() -> int:
             (f"reversi: expert solves {REVERSI_SOLVE[0]} empties exactly within 1 s", all(reversi_ok or [False]))
         )
     if "dots-and-boxes" in wanted:
-        proved = None if dots_row is None else dots_row.result.exact and dots_row.result.value == DOTS_3X3_VALUE
+        proved: bool | None = None
+        if dots_row is not None:
+            proved = dots_row.result.exact and dots_row.result.value == DOTS_3X3_VALUE
         summary.append(("dots-and-boxes: hard proves the empty 3x3 board is -3", proved))
 
     print("Summary of targets")
-    for what, ok in summary:
-        print(f"  {'not run' if ok is None else verdict(ok):>7}  {what}")
-    met = sum(ok is True for _, ok in summary)
-    print(f"  {met} of {sum(ok is not None for _, ok in summary)} met; total {time.perf_counter() - began:.0f} s")
+    for what, outcome in summary:
+        print(f"  {'not run' if outcome is None else verdict(outcome):>7}  {what}")
+    met = sum(outcome is True for _, outcome in summary)
+    run = sum(outcome is not None for _, outcome in summary)
+    print(f"  {met} of {run} met; total {time.perf_counter() - began:.0f} s")
     return 1 if failed else 0
 
 
