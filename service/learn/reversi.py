@@ -1,5 +1,6 @@
 """Fit Reversi's pattern weights (``service/engines/reversi/patterns.py``): ``make train-reversi`` or
-``python -m service.learn.reversi --config tiny|small|medium|large [--out FILE] [--workers N]``.
+``python -m service.learn.reversi --config tiny|small|medium|large [--out FILE] [--workers N]`` (``--no-paired``
+and ``--smooth N`` change those fields of the configuration, to measure what each gives).
 
 1. Self-play: ``games`` games of 8x8 from randomised openings (``OPENING`` uniformly random moves, then the
    hand-written evaluation one ply ahead with a ``NOISE`` share of random moves), every position kept once.
@@ -36,7 +37,7 @@ import sys
 import time
 from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -102,16 +103,17 @@ CONFIGS = {
     # For the tests: seconds, exact labels within the pure-Python solver's reach, depth-1 labels (the same on
     # both paths).
     "tiny": Config("tiny", games=40, per_stage=60, exact_empties=8, search_depths=_depths((0, 1)), ridge=4.0),
-    # Labelling dominates. The native solve takes a median of 5 ms at 14 empties, 27 ms at 16, 0.14 s at 18
-    # and 1.1 s at 20 (CPU of a free core); the two learned searches of a label 1-2 ms. Against 2,000 exact
-    # solves at 20-24 empties (``python -m bench.learned_eval --positions 2000 --empties 20-24 --label-depths
-    # 6 7``), search labels with the shipped weights err 4.1 discs at 7 plies and as the mean of 5 and 6 plies
-    # (``paired``, which takes less time), 3.9 as the mean of 6 and 7. What the fit misses is mostly positions
-    # it has not seen (its training error at 18-23 empties is near 4 discs), so the error falls with the
-    # positions a stage: ``medium`` errs 0.59 of the hand-written estimate (0.62 without ``smooth``, 0.63
-    # without ``paired`` either), ``large`` 0.53 (about the same before its second pass: with many positions
-    # the neighbours add little). ``large`` is the shipped file: 45 minutes on the 2-core development machine with
-    # ``workers=2`` (self-play 433 s on one core, the stages up to 306 s each, the second pass 598 s).
+    # Labelling dominates. The native solve takes a median of 50 ms at 18 empties and 0.58 s at 20 (``python -m
+    # bench.solve --games reversi --empties 18 20 --positions 10 --no-baseline``); a paired label of 5 and 6
+    # plies about 1.6 ms of CPU (stage 3 of ``large``: 300,000 positions in 237 s on two workers). Against 2,000
+    # exact solves at 20-24 empties (``python -m bench.learned_eval --positions 2000 --empties 20-24
+    # --label-depths 6 7``), search labels with the shipped weights err 4.1 discs at 7 plies and as the mean of 5
+    # and 6 plies (``paired``, which takes less time), 3.9 as the mean of 6 and 7. What the fit misses is mostly
+    # positions it has not seen (its training error at 18-23 empties is near 4 discs), so the error falls with
+    # the positions a stage: ``medium`` errs 0.59 of the hand-written estimate, 0.62 with ``--smooth 0`` and 0.63
+    # with ``--no-paired`` too (the same bench, ``--weights`` each file); ``large`` 0.53. ``large`` is the
+    # shipped file: 45 minutes on the 2-core development machine with ``--workers 2`` (self-play 433 s on one
+    # core, the stages up to 306 s each, the second pass 598 s).
     "small": Config("small", games=1500, per_stage=4000, exact_empties=14, search_depths=_depths((0, 4)), ridge=8.0),
     "medium": Config(
         "medium",
@@ -391,7 +393,7 @@ def _second_pass(
 ) -> None:
     """Each stage fitted again on its neighbours' labelled positions too (the labels stay the first pass's): a
     stage's table has more weights than its positions pin down well, and neighbouring stages value a pattern
-    alike. It helps most where the positions are few (``CONFIGS``)."""
+    alike. It takes ``medium``'s error from 0.62 of the hand-written estimate to 0.59 (``CONFIGS``)."""
     canonical = canonical_map()
     for stage, group in enumerate(stages):
         if group:
@@ -437,8 +439,17 @@ def main(argv: list[str] | None = None) -> int:
         default=1,
         help="processes labelling the positions, the same file with any number (make train-reversi: one per core)",
     )
+    parser.add_argument(
+        "--paired",
+        action=argparse.BooleanOptionalAction,
+        help="paired search labels or not, in place of the configuration's (the header records what ran)",
+    )
+    parser.add_argument(
+        "--smooth", type=int, choices=range(STAGES), help="the second pass's reach in place of the configuration's"
+    )
     args = parser.parse_args(argv)
-    config = CONFIGS[args.config]
+    changed = {key: getattr(args, key) for key in ("paired", "smooth") if getattr(args, key) is not None}
+    config = replace(CONFIGS[args.config], **changed)
     start = time.monotonic()
     partial = args.out.with_name(args.out.name + ".partial")
 

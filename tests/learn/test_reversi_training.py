@@ -90,3 +90,13 @@ def test_a_worker_that_dies_ends_the_run_with_an_error(monkeypatch: pytest.Monke
     evaluate = PatternEvaluation(array.array("h", bytes(2 * patterns.TABLE_SIZE)))
     with pytest.raises(BrokenProcessPool):
         learn.labels(positions, learn.CONFIGS["tiny"], 5, evaluate, workers=2)
+
+
+def test_the_command_changes_paired_and_smooth_and_records_them(tmp_path: Path) -> None:
+    """``--no-paired --smooth 0``: the tiny run without either, its header saying so, the table the train's."""
+    out = tmp_path / "w.bin.gz"
+    assert learn.main(["--config", "tiny", "--no-paired", "--smooth", "0", "--out", str(out)]) == 0
+    weights = patterns.load_weights(out)
+    changed = dataclasses.replace(learn.CONFIGS["tiny"], paired=False, smooth=0)
+    assert weights.header["trained"] == changed.record()
+    assert weights.table == learn.train(changed, log=lambda _: None)
