@@ -1,6 +1,7 @@
 """Fit Reversi's pattern weights (``service/engines/reversi/patterns.py``): ``make train-reversi`` or
-``python -m service.learn.reversi --config tiny|small|medium|large [--out FILE] [--workers N]`` (``--no-paired``
-and ``--smooth N`` change those fields of the configuration, to measure what each gives).
+``python -m service.learn.reversi --config tiny|small|medium|large [--out FILE] [--workers N]`` (``--no-paired``,
+``--smooth N``, ``--no-prior``, ``--games N``, ``--per-stage N`` and ``--exact-empties N`` change those fields of
+the configuration, to measure what each gives; the header records what ran).
 
 1. Self-play: ``games`` games of 8x8 from randomised openings (``OPENING`` uniformly random moves, then the
    hand-written evaluation one ply ahead with a ``NOISE`` share of random moves), every position kept once.
@@ -17,8 +18,10 @@ and ``--smooth N`` change those fields of the configuration, to measure what eac
    equations, ``ridge`` the penalty per weight in discs squared) of the label's difference from the
    hand-written estimate (the weights are a correction to it) on the positions' pattern indices, one weight
    per canonical index (``patterns.canonical_indices``: symmetric contents share it), rounded to
-   1/``SCALE`` disc. With ``smooth``, once every stage is labelled, each stage is fitted again on its own
-   and its neighbours' positions (``_fit_stages``).
+   1/``SCALE`` disc. With ``prior`` the ridge pulls a stage's weights towards those of the stage fitted before
+   it rather than towards zero. With ``smooth``, once every stage is labelled, each stage is fitted again on
+   its own and its neighbours' positions (``_fit_stages``), pulled towards the mean of its neighbours' first
+   fits with ``prior``.
 
 Everything is seeded (``seed``) and done in a fixed order, so a configuration reproduces its file bit for bit
 on a machine (the header records the configuration; floating point may differ across CPUs), whatever the
@@ -85,6 +88,7 @@ class Config:
     seed: int = 18
     paired: bool = True  # a search label is the mean of the searches ``depth`` and ``depth - 1`` plies deep
     smooth: int = 1  # a second pass fits each stage on the positions of the stages within ``smooth`` of it too
+    prior: bool = True  # the ridge pulls a stage's weights towards its neighbours' rather than towards zero
 
     def record(self) -> dict[str, Any]:
         """The configuration as the weights file's header keeps it (JSON: lists for tuples)."""
@@ -105,15 +109,15 @@ CONFIGS = {
     "tiny": Config("tiny", games=40, per_stage=60, exact_empties=8, search_depths=_depths((0, 1)), ridge=4.0),
     # Labelling dominates. The native solve takes a median of 50 ms at 18 empties and 0.58 s at 20 (``python -m
     # bench.solve --games reversi --empties 18 20 --positions 10 --no-baseline``); a paired label of 5 and 6
-    # plies about 1.6 ms of CPU (stage 3 of ``large``: 300,000 positions in 237 s on two workers). Against 2,000
+    # plies about 1.4 ms of CPU (stage 3 of ``large``: 300,000 positions in 213 s on two workers). Against 2,000
     # exact solves at 20-24 empties (``python -m bench.learned_eval --positions 2000 --empties 20-24
     # --label-depths 6 7``), search labels with the shipped weights err 4.1 discs at 7 plies and as the mean of 5
-    # and 6 plies (``paired``, which takes less time), 3.9 as the mean of 6 and 7. What the fit misses is mostly
-    # positions it has not seen (its training error at 18-23 empties is near 4 discs), so the error falls with
-    # the positions a stage: ``medium`` errs 0.59 of the hand-written estimate, 0.62 with ``--smooth 0`` and 0.63
-    # with ``--no-paired`` too (the same bench, ``--weights`` each file); ``large`` 0.53. ``large`` is the
-    # shipped file: 45 minutes on the 2-core development machine with ``--workers 2`` (self-play 433 s on one
-    # core, the stages up to 306 s each, the second pass 598 s).
+    # and 6 plies (``paired``, which takes less time), 3.9 as the mean of 6 and 7. The error falls with the
+    # positions a stage, slowly, and the prior helps most where they are few: ``medium`` errs 0.57 of the
+    # hand-written estimate, 0.59 with ``--no-prior``, 0.62 with ``--smooth 0`` too and 0.63 with ``--no-paired``
+    # too (the same bench, ``--weights`` each file); ``large`` 0.52, 0.53 with ``--no-prior``. ``large`` is the
+    # shipped file: 42 minutes on the 2-core development machine with ``--workers 2`` (self-play 384 s on one
+    # core, the stages up to 270 s each, the second pass 602 s).
     "small": Config("small", games=1500, per_stage=4000, exact_empties=14, search_depths=_depths((0, 4)), ridge=8.0),
     "medium": Config(
         "medium",
@@ -369,7 +373,8 @@ def _fit_stages(
         labelled.append(Labelled(features(group, canonical), labels(group, config, stage, evaluate, workers), hand))
         if not group:
             continue
-        _fit_stage(table, stage, labelled[stage : stage + 1], config.ridge, canonical)
+        prior = _stage_weights(table, [stage - 1]) if config.prior and stage else None
+        _fit_stage(table, stage, labelled[stage : stage + 1], config.ridge, canonical, prior)
         error = _error(group, labelled[stage].labels, evaluate)
         log(
             f"stage {stage}: {len(group)} positions, training error {error:.2f} discs, {time.monotonic() - start:.0f} s"
@@ -393,12 +398,16 @@ def _second_pass(
 ) -> None:
     """Each stage fitted again on its neighbours' labelled positions too (the labels stay the first pass's): a
     stage's table has more weights than its positions pin down well, and neighbouring stages value a pattern
-    alike. It takes ``medium``'s error from 0.62 of the hand-written estimate to 0.59 (``CONFIGS``)."""
+    alike (``prior`` uses that too: each stage is pulled towards its neighbours' first fits). Without a prior it
+    takes ``medium``'s error from 0.62 of the hand-written estimate to 0.59 (``CONFIGS``)."""
     canonical = canonical_map()
+    first = array.array("h", table)  # the priors are the first pass's weights
     for stage, group in enumerate(stages):
         if group:
             near = labelled[max(0, stage - config.smooth) : stage + config.smooth + 1]
-            _fit_stage(table, stage, near, config.ridge, canonical)
+            others = [s for s in (stage - 1, stage + 1) if 0 <= s < len(stages) and stages[s]]
+            prior = _stage_weights(first, others) if config.prior and others else None
+            _fit_stage(table, stage, near, config.ridge, canonical, prior)
             error = _error(group, labelled[stage].labels, evaluate)
             log(
                 f"stage {stage} with its neighbours: training error {error:.2f} discs, {time.monotonic() - start:.0f} s"
@@ -406,14 +415,28 @@ def _second_pass(
 
 
 def _fit_stage(
-    table: array.array[int], stage: int, labelled: list[Labelled], ridge: float, canonical: np.ndarray
+    table: array.array[int],
+    stage: int,
+    labelled: list[Labelled],
+    ridge: float,
+    canonical: np.ndarray,
+    prior: np.ndarray | None = None,
 ) -> None:
     """Fit one stage's table on ``labelled`` (its own positions, and its neighbours' in the second pass). The
-    weights fit what the hand-written estimate misses: ``patterns.estimate`` adds them to it."""
+    weights fit what the hand-written estimate misses: ``patterns.estimate`` adds them to it. With ``prior``
+    (weights in discs, one per index of a stage), the ridge pulls the weights towards it rather than towards
+    zero: a configuration its stage's positions rarely show keeps its neighbours' weight instead of none."""
     x = np.concatenate([part.features for part in labelled])
     y = np.concatenate([part.labels - part.hand for part in labelled])
+    base = np.zeros(STAGE_SIZE) if prior is None else prior
+    w = base + ridge_fit(x, y - base[x].sum(axis=1), ridge)
     begin = stage * STAGE_SIZE
-    table[begin : begin + STAGE_SIZE] = array.array("h", to_table(ridge_fit(x, y, ridge), canonical).tobytes())
+    table[begin : begin + STAGE_SIZE] = array.array("h", to_table(w, canonical).tobytes())
+
+
+def _stage_weights(table: array.array[int], stages: list[int]) -> np.ndarray:
+    """The mean of ``stages``' weights in ``table``, in discs."""
+    return np.mean([np.array(table[s * STAGE_SIZE : (s + 1) * STAGE_SIZE]) / SCALE for s in stages], axis=0)
 
 
 def _error(group: list[ReversiPosition], target: np.ndarray, evaluate: PatternEvaluation) -> float:
@@ -447,8 +470,18 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--smooth", type=int, choices=range(STAGES), help="the second pass's reach in place of the configuration's"
     )
+    parser.add_argument(
+        "--prior",
+        action=argparse.BooleanOptionalAction,
+        help="pull each stage's weights towards its neighbours' or towards zero, in place of the configuration's",
+    )
+    for field in ("games", "per_stage", "exact_empties"):
+        parser.add_argument(
+            f"--{field.replace('_', '-')}", type=positive, help=f"{field} in place of the configuration's"
+        )
     args = parser.parse_args(argv)
-    changed = {key: getattr(args, key) for key in ("paired", "smooth") if getattr(args, key) is not None}
+    fields = ("paired", "smooth", "prior", "games", "per_stage", "exact_empties")
+    changed = {key: getattr(args, key) for key in fields if getattr(args, key) is not None}
     config = replace(CONFIGS[args.config], **changed)
     start = time.monotonic()
     partial = args.out.with_name(args.out.name + ".partial")

@@ -61,6 +61,40 @@ def test_the_second_pass_fits_each_stage_with_its_neighbours() -> None:
     assert len(changed) >= patterns.STAGES - 1, changed
 
 
+def test_the_prior_keeps_a_neighbours_weight_where_the_positions_say_nothing() -> None:
+    """With a prior the ridge pulls towards it: a configuration no position shows keeps the prior's weight
+    (zero without one), and a shown one moves from it towards what the labels ask."""
+    rng = random.Random(2)
+    positions = learn.self_play(10, rng)
+    canonical = learn.canonical_map()
+    x = learn.features(positions, canonical)
+    labelled = [learn.Labelled(x, np.full(len(positions), 3.0), np.zeros(len(positions)))]
+    prior = np.full(patterns.STAGE_SIZE, 1.0)
+    size = patterns.STAGE_SIZE
+    fitted = {}
+    for name, given in (("none", None), ("prior", prior)):
+        table = array.array("h", bytes(2 * patterns.TABLE_SIZE))
+        learn._fit_stage(table, 1, labelled, 8.0, canonical, given)
+        fitted[name] = np.array(table[size : 2 * size])
+    unseen = np.setdiff1d(np.unique(canonical), np.unique(x))
+    assert np.all(fitted["none"][unseen] == 0)
+    assert np.all(fitted["prior"][unseen] == patterns.SCALE)  # 1 disc, in 1/SCALE disc
+    seen = np.unique(x)
+    assert not np.array_equal(fitted["prior"][seen], np.full(len(seen), patterns.SCALE))
+    # each position sums 47 weights of about 1 disc from the prior: the fit takes them down towards 3 in all
+    estimate = fitted["prior"][x].sum(axis=1) / patterns.SCALE
+    assert np.mean(np.abs(estimate - 3.0)) < 0.1 * np.mean(np.abs(prior[x].sum(axis=1) - 3.0))
+
+
+def test_the_prior_changes_the_table() -> None:
+    """``prior`` on (every configuration) or off: the same labels, a different fit."""
+    tiny = learn.CONFIGS["tiny"]
+    assert tiny.prior
+    assert learn.train(tiny, log=lambda _: None) != learn.train(
+        dataclasses.replace(tiny, prior=False), log=lambda _: None
+    )
+
+
 def test_a_paired_label_is_the_mean_of_two_depths() -> None:
     """The mean of the searches 3 and 2 plies deep, each the search's own value (Python search: the same as
     the native one, which the labels use when the table is handed to it)."""
@@ -92,11 +126,15 @@ def test_a_worker_that_dies_ends_the_run_with_an_error(monkeypatch: pytest.Monke
         learn.labels(positions, learn.CONFIGS["tiny"], 5, evaluate, workers=2)
 
 
-def test_the_command_changes_paired_and_smooth_and_records_them(tmp_path: Path) -> None:
-    """``--no-paired --smooth 0``: the tiny run without either, its header saying so, the table the train's."""
+def test_the_command_changes_the_configuration_and_records_it(tmp_path: Path) -> None:
+    """``--no-paired --smooth 0 --no-prior`` and the sizes: the tiny run changed so, its header saying so, the
+    table the train's."""
     out = tmp_path / "w.bin.gz"
-    assert learn.main(["--config", "tiny", "--no-paired", "--smooth", "0", "--out", str(out)]) == 0
+    flags = ["--no-paired", "--smooth", "0", "--no-prior", "--games", "30", "--per-stage", "50", "--exact-empties", "7"]
+    assert learn.main(["--config", "tiny", *flags, "--out", str(out)]) == 0
     weights = patterns.load_weights(out)
-    changed = dataclasses.replace(learn.CONFIGS["tiny"], paired=False, smooth=0)
+    changed = dataclasses.replace(
+        learn.CONFIGS["tiny"], paired=False, smooth=0, prior=False, games=30, per_stage=50, exact_empties=7
+    )
     assert weights.header["trained"] == changed.record()
     assert weights.table == learn.train(changed, log=lambda _: None)
