@@ -95,7 +95,7 @@ def test_the_opening_is_the_first_quarter_of_the_game() -> None:
 # Positions just past the opening (a quarter of the game played, not yet in the solve mode) where the strongest
 # level's top four moves, scored on either path, hold two or more within its margin of the best.
 PAST_THE_OPENING = {
-    "reversi": "......../..W...../..WW..W./B.WBBBBB/BBWWBWB./B..WWB../..WW.W../...W.... 1 black=1",
+    "reversi": "......../.B....B./.B.B.B../.BWWWWW./WBWBBW../.BWB..W./.B.B..../B..BBB.. 2 black=1",
     "kalah": "0,6,9,0,3,9,7/0,1,1,2,4,0,6 1 seeds=4",
     "petak-sawah": ".1.../....#/#2.#./1#.2./.#..1 2 opener=1",
     "dots-and-boxes": (
