@@ -149,8 +149,9 @@ def verify(positions: list[ReversiPosition], values: dict[str, float], count: in
 
 
 def accuracy(args: argparse.Namespace, tables: list[tuple[str, reversi_learned.PatternEvaluation]]) -> bool | None:
+    recorded = read_values(EXACT_FILE) if args.recorded else {}
     if args.positions is None:
-        args.positions = len(read_values(EXACT_FILE)) if args.recorded else MAE_POSITIONS
+        args.positions = len(recorded) if args.recorded else MAE_POSITIONS
     if args.positions <= 0:
         print("accuracy: skipped (--positions 0)")
         return None
@@ -161,7 +162,7 @@ def accuracy(args: argparse.Namespace, tables: list[tuple[str, reversi_learned.P
     positions = held_out(args.positions, low, high, args.seed)
     tables[0][1].hand_to_native()  # the table exact's proofs order with
     known = read_values(args.solved) if args.solved and args.solved.exists() else {}
-    shipped = {k: v for k, v in read_values(EXACT_FILE).items() if k not in known} if args.recorded else {}
+    shipped = {k: v for k, v in recorded.items() if k not in known}
     missing = [p for p in positions if key(p) not in known and key(p) not in shipped]
     began = time.perf_counter()
     solve_all(missing, args.workers, args.solved, known)
