@@ -174,11 +174,12 @@ bench: install
 # Fit Reversi's pattern weights (service/learn/reversi.py) into the package's data file, the one the service
 # loads: CONFIG=small takes minutes, CONFIG=large (the default and the shipped file) about 42 minutes on two
 # cores (see CONFIGS there); WORKERS processes label the positions (one per core by default: the same file).
-# Labels come from the native search engine. Seeded: a configuration reproduces its file bit for bit.
+# Labels come from the native search engine. Seeded: a configuration reproduces its file bit for bit. The labels
+# are kept in build/ as they are made: run again after a stop, it labels only the stages it had not (the same file).
 CONFIG ?= large
 WORKERS ?= $(shell nproc 2>/dev/null || echo 1)
 train-reversi: install
-	$(PY) -m service.learn.reversi --config $(CONFIG) --workers $(WORKERS)
+	$(PY) -m service.learn.reversi --config $(CONFIG) --workers $(WORKERS) --labels build/reversi-$(CONFIG).labels.npz
 
 # Record the OpenAPI document's examples again (service/api/examples.json) from real answers.
 examples: install

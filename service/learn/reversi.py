@@ -1,7 +1,8 @@
 """Fit Reversi's pattern weights (``service/engines/reversi/patterns.py``): ``make train-reversi`` or
 ``python -m service.learn.reversi --config tiny|small|medium|large [--out FILE] [--workers N]`` (``--no-paired``,
 ``--smooth N``, ``--no-prior``, ``--games N``, ``--per-stage N`` and ``--exact-empties N`` change those fields of
-the configuration, to measure what each gives; the header records what ran).
+the configuration, to measure what each gives; the header records what ran; ``--labels FILE`` keeps the labels
+so that a stopped run continues: ``keep_labels``).
 
 1. Self-play: ``games`` games of 8x8 from randomised openings (``OPENING`` uniformly random moves, then the
    hand-written evaluation one ply ahead with a ``NOISE`` share of random moves), every position kept once.
@@ -33,6 +34,8 @@ from __future__ import annotations
 
 import argparse
 import array
+import hashlib
+import json
 import math
 import multiprocessing
 import random
@@ -326,9 +329,11 @@ def train(
     log: Callable[[str], None] = print,
     on_stage: Callable[[int, array.array[int]], None] | None = None,
     workers: int = 1,
+    kept: Path | None = None,
 ) -> array.array[int]:
     """The weights table of ``config`` (module docstring); ``on_stage(stage, table)`` is called after each stage
-    (a long run saves its progress with it); ``workers`` processes label the positions (the same table)."""
+    (a long run saves its progress with it); ``workers`` processes label the positions (the same table); with
+    ``kept``, the stages' labels are kept in that file and taken from it (``keep_labels``)."""
     rng = random.Random(config.seed)
     start = time.monotonic()
     positions = self_play(config.games, rng)
@@ -339,7 +344,7 @@ def train(
     previous = native_reversi.weights()  # the service's table, when this runs inside it (the tests)
     evaluate.hand_to_native()
     try:
-        _fit_stages(config, stages, table, evaluate, start, log, on_stage, workers)
+        _fit_stages(config, stages, table, evaluate, start, log, on_stage, workers, kept)
     finally:
         native_reversi.set_weights(previous)
     return table
@@ -362,15 +367,25 @@ def _fit_stages(
     log: Callable[[str], None],
     on_stage: Callable[[int, array.array[int]], None] | None,
     workers: int,
+    kept: Path | None,
 ) -> None:
     canonical = canonical_map()
     labelled: list[Labelled] = []
+    made = read_labels(kept, config) if kept is not None and kept.exists() else []
     for stage, group in enumerate(stages):
         begin = stage * STAGE_SIZE
         if stage:  # bootstrap: the stage's searches start from the fitted weights of the stage after it
             table[begin : begin + STAGE_SIZE] = table[begin - STAGE_SIZE : begin]
         hand = np.array([p.evaluate(p.to_move) for p in group])
-        labelled.append(Labelled(features(group, canonical), labels(group, config, stage, evaluate, workers), hand))
+        if stage < len(made):
+            if made[stage].positions != digest(group):
+                raise ValueError(f"{kept}: stage {stage}'s labels are of other positions: delete it or name another")
+            log(f"stage {stage}: {len(group)} labels from {kept}")
+        else:
+            made.append(Kept(digest(group), labels(group, config, stage, evaluate, workers)))
+            if kept is not None:
+                keep_labels(kept, config, made)
+        labelled.append(Labelled(features(group, canonical), made[stage].labels, hand))
         if not group:
             continue
         prior = _stage_weights(table, [stage - 1]) if config.prior and stage else None
@@ -385,6 +400,51 @@ def _fit_stages(
         _second_pass(config, stages, labelled, table, evaluate, start, log)
         if on_stage is not None:
             on_stage(len(stages) - 1, table)
+
+
+def _labelling(config: Config) -> dict[str, Any]:
+    """What a stage's labels depend on: the configuration but the second pass (``smooth``), which takes the
+    labels as they are."""
+    record = config.record()
+    del record["smooth"]
+    return record
+
+
+class Kept(NamedTuple):
+    """A stage's labels as ``keep_labels`` keeps them, with ``digest`` of the positions they label."""
+
+    positions: str
+    labels: np.ndarray
+
+
+def digest(positions: list[ReversiPosition]) -> str:
+    """A fingerprint of positions in order: kept labels are taken only for the positions that they label."""
+    return hashlib.sha256(np.array([p.sides() for p in positions], dtype=np.uint64).tobytes()).hexdigest()
+
+
+def keep_labels(path: Path, config: Config, made: list[Kept]) -> None:
+    """Write the labels of the stages labelled so far (``made``, from the end of the game), whole or not at all.
+    Labelling is nearly all of a run's time, hours once exact solves reach far from the end, while a fit from
+    given labels takes seconds to minutes; and labels are deterministic: a run handed the file (``train(...,
+    kept=path)``) fits those stages again from it and labels only the rest, ending with the same table as a run
+    that never stopped. ``main`` deletes the file once the weights are written (it holds nothing more then, and
+    a later change to the code must not meet old labels)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    partial = path.with_name(path.name + ".partial")
+    with partial.open("wb") as out:
+        header = {"config": _labelling(config), "positions": [part.positions for part in made]}
+        arrays: dict[str, Any] = {f"stage{stage}": part.labels for stage, part in enumerate(made)}
+        np.savez(out, header=np.array(json.dumps(header, sort_keys=True)), **arrays)
+    partial.replace(path)
+
+
+def read_labels(path: Path, config: Config) -> list[Kept]:
+    """The labels ``keep_labels`` wrote, stage by stage; ``ValueError`` if another configuration made them."""
+    with np.load(path) as data:
+        header = json.loads(str(data["header"]))
+        if header["config"] != _labelling(config):
+            raise ValueError(f"{path} holds the labels of another configuration ({header['config']}): delete it")
+        return [Kept(positions, data[f"stage{stage}"]) for stage, positions in enumerate(header["positions"])]
 
 
 def _second_pass(
@@ -479,6 +539,12 @@ def main(argv: list[str] | None = None) -> int:
         parser.add_argument(
             f"--{field.replace('_', '-')}", type=positive, help=f"{field} in place of the configuration's"
         )
+    parser.add_argument(
+        "--labels",
+        type=Path,
+        help="keep the labels in this file as they are made, and take those it holds from a stopped run of the "
+        "same configuration (deleted once the weights are written; make train-reversi: build/)",
+    )
     args = parser.parse_args(argv)
     fields = ("paired", "smooth", "prior", "games", "per_stage", "exact_empties")
     changed = {key: getattr(args, key) for key in fields if getattr(args, key) is not None}
@@ -489,9 +555,13 @@ def main(argv: list[str] | None = None) -> int:
     def save(stage: int, table: array.array[int]) -> None:  # stages 0..stage fitted, the rest still zero
         dump_weights(partial, table, {**config.record(), "stages_fitted": stage + 1})
 
-    table = train(config, log=lambda line: print(line, flush=True), on_stage=save, workers=args.workers)
+    table = train(
+        config, log=lambda line: print(line, flush=True), on_stage=save, workers=args.workers, kept=args.labels
+    )
     dump_weights(args.out, table, config.record())
     partial.unlink(missing_ok=True)
+    if args.labels is not None:
+        args.labels.unlink(missing_ok=True)
     print(f"wrote {args.out.name} ({args.config}) in {time.monotonic() - start:.0f} s")
     return 0
 

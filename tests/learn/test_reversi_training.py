@@ -9,6 +9,7 @@ import os
 import random
 from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -138,3 +139,54 @@ def test_the_command_changes_the_configuration_and_records_it(tmp_path: Path) ->
     )
     assert weights.header["trained"] == changed.record()
     assert weights.table == learn.train(changed, log=lambda _: None)
+
+
+class Stop(Exception):
+    """A run stopped after a stage (as a stopped ``make train-reversi`` is)."""
+
+
+def test_a_stopped_run_continues_from_its_labels_to_the_same_table(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Stopped after stage 4, the run kept the labels of stages 0-4; run again with the file, it labels only
+    stages 5-9 and ends with the table of a run that never stopped."""
+    config = learn.CONFIGS["tiny"]
+    kept = tmp_path / "labels.npz"
+
+    def stop_after_4(stage: int, table: array.array[int]) -> None:
+        if stage == 4:
+            raise Stop
+
+    with pytest.raises(Stop):
+        learn.train(config, log=lambda _: None, on_stage=stop_after_4, kept=kept)
+    assert len(learn.read_labels(kept, config)) == 5
+    labelled: list[int] = []
+    real = learn.labels
+
+    def counted(group: list[Any], cfg: learn.Config, stage: int, *rest: Any) -> np.ndarray:
+        labelled.append(stage)
+        return real(group, cfg, stage, *rest)
+
+    monkeypatch.setattr(learn, "labels", counted)
+    continued = learn.train(config, log=lambda _: None, kept=kept)
+    assert labelled == [5, 6, 7, 8, 9]
+    monkeypatch.setattr(learn, "labels", real)
+    assert continued == learn.train(config, log=lambda _: None)
+    # the second pass takes the labels as they are: another reach uses the same file
+    assert learn.read_labels(kept, dataclasses.replace(config, smooth=0))[9].labels.size > 0
+
+
+def test_labels_of_another_configuration_or_other_positions_are_refused(tmp_path: Path) -> None:
+    """A file of labels made with other labelling settings, or for other positions, is not taken in silence;
+    the command deletes its file once the weights are written."""
+    config = learn.CONFIGS["tiny"]
+    kept = tmp_path / "labels.npz"
+    out = tmp_path / "w.bin.gz"
+    assert learn.main(["--config", "tiny", "--out", str(out), "--labels", str(kept)]) == 0
+    assert out.exists() and not kept.exists()
+    learn.keep_labels(kept, config, [learn.Kept("not these positions", np.array([1.0, 0.5]))])
+    with pytest.raises(ValueError, match="another configuration"):
+        learn.read_labels(kept, dataclasses.replace(config, exact_empties=7))
+    assert [list(part.labels) for part in learn.read_labels(kept, config)] == [[1.0, 0.5]]
+    with pytest.raises(ValueError, match="other positions"):
+        learn.train(config, log=lambda _: None, kept=kept)
