@@ -10,7 +10,7 @@ Three measurements, seeded, each printed against its target with met/MISSED:
    one, on at least 2,000 positions. More ``--weights`` files are measured on the same positions for
    information (before and after a training), and with ``--label-depths`` the training's search labels. The
    issue asks for 2,000 positions with 20-24 empties (``--positions 2000``); ``bench/data/reversi_exact.json``
-   records the exact values of the first of them (``EXACT_FILE``), as many as the default ``--positions``. A
+   records their exact values (``EXACT_FILE``; the default ``--positions`` is as many as it records). A
    run proves ``--verify`` of the recorded values again and every position the file lacks (``--workers``
    processes; ``--solved`` keeps those proofs across runs).
 2. **Play**: the expert's search with the learned evaluation against the same search with the hand-written
@@ -59,8 +59,8 @@ MAE_POSITIONS = 2000  # on at least this many held-out positions
 WIN_TARGET = 0.85
 RATE_TARGET = 0.6
 SOLVE_TT = 1 << 20  # the exact solves' table
-# The exact values of the issue's held-out positions (``--positions 2000 --empties 20-24``, seed 1), the first of
-# them in the order drawn, as this bench proved them: "values" maps ``key(position)`` to the final margin for the
+# The exact values of the issue's held-out positions (``--positions 2000 --empties 20-24``, seed 1), all 2,000, as
+# this bench proved them: "values" maps ``key(position)`` to the final margin for the
 # seat to move; "command" is how the file was made (run again, it proves the positions the file lacks). A proof
 # takes several CPU seconds at 20-24 empties, 2,000 of them hours, so the runs take the recorded values and prove
 # a sample of them again (``--verify``); ``--no-recorded`` proves every position.
