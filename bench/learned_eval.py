@@ -47,7 +47,7 @@ from service import native
 from service.core import Limits
 from service.engines.reversi import GAME, ReversiPosition
 from service.engines.reversi.patterns import WEIGHTS_FILE, load_weights
-from service.learn.reversi import positive, search_label, self_play
+from service.learn.reversi import positive, search_label, self_play, write_whole
 from service.levels import reversi as reversi_levels
 from service.levels import reversi_learned
 from service.native import engine
@@ -113,9 +113,7 @@ def write_values(path: Path, values: dict[str, float]) -> None:
     """Write a file of exact values, with the command that proved them; whole or not at all (a run stopped while
     writing keeps the file as it was)."""
     command = " ".join(["python -m bench.learned_eval", *sys.argv[1:]])
-    partial = path.with_name(path.name + ".partial")
-    partial.write_text(json.dumps({"command": command, "values": values}, indent=0, sort_keys=True) + "\n")
-    partial.replace(path)
+    write_whole(path, (json.dumps({"command": command, "values": values}, indent=0, sort_keys=True) + "\n").encode())
 
 
 def solve_all(positions: list[ReversiPosition], workers: int, solved: Path | None, known: dict[str, float]) -> None:

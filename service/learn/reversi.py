@@ -35,6 +35,7 @@ from __future__ import annotations
 import argparse
 import array
 import hashlib
+import io
 import json
 import math
 import multiprocessing
@@ -381,11 +382,13 @@ def _fit_stages(
             if made[stage].positions != digest(group):
                 raise ValueError(f"{kept}: stage {stage}'s labels are of other positions: delete it or name another")
             log(f"stage {stage}: {len(group)} labels from {kept}")
+            values = made[stage].labels
         else:
-            made.append(Kept(digest(group), labels(group, config, stage, evaluate, workers)))
+            values = labels(group, config, stage, evaluate, workers)
             if kept is not None:
+                made.append(Kept(digest(group), values))
                 keep_labels(kept, config, made)
-        labelled.append(Labelled(features(group, canonical), made[stage].labels, hand))
+        labelled.append(Labelled(features(group, canonical), values, hand))
         if not group:
             continue
         prior = _stage_weights(table, [stage - 1]) if config.prior and stage else None
@@ -429,12 +432,19 @@ def keep_labels(path: Path, config: Config, made: list[Kept]) -> None:
     kept=path)``) fits those stages again from it and labels only the rest, ending with the same table as a run
     that never stopped. ``main`` deletes the file once the weights are written (it holds nothing more then, and
     a later change to the code must not meet old labels)."""
+    header = {"config": _labelling(config), "positions": [part.positions for part in made]}
+    arrays: dict[str, Any] = {f"stage{stage}": part.labels for stage, part in enumerate(made)}
+    out = io.BytesIO()
+    np.savez(out, header=np.array(json.dumps(header, sort_keys=True)), **arrays)
     path.parent.mkdir(parents=True, exist_ok=True)
+    write_whole(path, out.getvalue())
+
+
+def write_whole(path: Path, data: bytes) -> None:
+    """Write ``data`` to ``path`` whole or not at all: into a ``.partial`` file first, then renamed over ``path``
+    (a run stopped while writing leaves the file as it was). The kept labels and the bench's exact values."""
     partial = path.with_name(path.name + ".partial")
-    with partial.open("wb") as out:
-        header = {"config": _labelling(config), "positions": [part.positions for part in made]}
-        arrays: dict[str, Any] = {f"stage{stage}": part.labels for stage, part in enumerate(made)}
-        np.savez(out, header=np.array(json.dumps(header, sort_keys=True)), **arrays)
+    partial.write_bytes(data)
     partial.replace(path)
 
 
