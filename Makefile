@@ -172,7 +172,7 @@ bench: install
 	$(PY) -m bench
 
 # Fit Reversi's pattern weights (service/learn/reversi.py) into the package's data file, the one the service
-# loads: CONFIG=small takes minutes, CONFIG=large (the default and the shipped file) about 42 minutes on two
+# loads: CONFIG=small takes minutes, CONFIG=large (the default and the shipped file) about 41 minutes on two
 # cores (see CONFIGS there); WORKERS processes label the positions (one per core by default: the same file).
 # Labels come from the native search engine. Seeded: a configuration reproduces its file bit for bit. The labels
 # are kept in build/ as they are made: run again after a stop, it labels only the stages it had not (the same file).

@@ -119,9 +119,10 @@ CONFIGS = {
     # and 6 plies (``paired``, which takes less time), 3.9 as the mean of 6 and 7. The error falls with the
     # positions a stage, slowly, and the prior helps most where they are few: ``medium`` errs 0.57 of the
     # hand-written estimate, 0.59 with ``--no-prior``, 0.62 with ``--smooth 0`` too and 0.63 with ``--no-paired``
-    # too (the same bench, ``--weights`` each file); ``large`` 0.52, 0.53 with ``--no-prior``. ``large`` is the
-    # shipped file: 42 minutes on the 2-core development machine with ``--workers 2`` (self-play 384 s on one
-    # core, the stages up to 270 s each, the second pass 602 s).
+    # too (the same bench, ``--weights`` each file); ``large`` 5.99 discs (0.52), 6.04 with ``--smooth 1`` and 0.53
+    # with ``--no-prior`` too: with 300,000 positions a stage the second pass no longer helps, so ``large`` leaves
+    # it out. ``large`` is the shipped file: 41 minutes on a 2-core machine with ``--workers 2`` (self-play 540 s
+    # on one core, the stages up to 375 s each; ``--smooth 1`` takes some 10 minutes more).
     "small": Config("small", games=1500, per_stage=4000, exact_empties=14, search_depths=_depths((0, 4)), ridge=8.0),
     "medium": Config(
         "medium",
@@ -138,6 +139,7 @@ CONFIGS = {
         exact_empties=14,
         search_depths=_depths((0, 6), (5, 5)),
         ridge=8.0,
+        smooth=0,
     ),
 }
 
