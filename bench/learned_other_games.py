@@ -99,29 +99,32 @@ class Case:
 DOTS_BOXES = geometry(DEFAULT_SIZE, DEFAULT_SIZE).box_count  # on the default board
 
 CASES = {
-    "kalah": Case(
-        name="kalah",
-        game=KALAH,
-        unit="seeds",
-        counted="seeds in the pits",
-        left=kalah_left,
-        patterns=kalah_patterns,
-        table=12 * (CAP + 1),
-        middle=(24, 30),
-        quick=(16, 18),
-        solve_lead=kalah_levels.SOLVE_LEAD,
-    ),
-    "dots-and-boxes": Case(
-        name="dots-and-boxes",
-        game=DOTS_AND_BOXES,
-        unit="boxes",
-        counted="lines not drawn",
-        left=dots_left,
-        patterns=dots_patterns,
-        table=DOTS_BOXES * 16,
-        middle=(26, 30),  # beyond the 21 undrawn lines from which hard proves the game
-        quick=(12, 14),
-    ),
+    case.name: case
+    for case in (
+        Case(
+            name="kalah",
+            game=KALAH,
+            unit="seeds",
+            counted="seeds in the pits",
+            left=kalah_left,
+            patterns=kalah_patterns,
+            table=12 * (CAP + 1),
+            middle=(24, 30),
+            quick=(16, 18),
+            solve_lead=kalah_levels.SOLVE_LEAD,
+        ),
+        Case(
+            name="dots-and-boxes",
+            game=DOTS_AND_BOXES,
+            unit="boxes",
+            counted="lines not drawn",
+            left=dots_left,
+            patterns=dots_patterns,
+            table=DOTS_BOXES * 16,
+            middle=(26, 30),  # beyond the 21 undrawn lines from which hard proves the game
+            quick=(12, 14),
+        ),
+    )
 }
 
 
