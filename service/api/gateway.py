@@ -24,8 +24,9 @@ As grpc-gateway does: a GET rule reads the request's other fields from query par
 cache headers, and 304 to a matching ``If-None-Match``); a server-streaming RPC (AnalyzePosition) answers
 newline-delimited JSON, one ``{"result": message}`` per line and ``{"error": status}`` if the call fails once
 it has started, or Server-Sent Events (``event: result`` / ``event: error``, the same JSON as data) to a client
-that accepts ``text/event-stream`` (``service/api/mapping.py``). A client that disconnects cancels the call.
-``/`` is the playground
+that accepts ``text/event-stream`` (``service/api/mapping.py``). A client that disconnects cancels the call
+of a best move or a stream, which stops its search: the server tells the app that the client left
+(``CLIENT_WATCH``), and a stream also finds out by writing to it. ``/`` is the playground
 (``service/api/playground/``, static files that use only this API).
 """
 
@@ -40,6 +41,7 @@ import os
 import re
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -69,6 +71,12 @@ DISCARD_LIMIT_FACTOR = 8  # a refused body up to this many times the limit is re
 MAX_TIMEOUT_S = 300.0
 _TIMEOUT_UNITS = {"H": 3600.0, "M": 60.0, "S": 1.0, "m": 1e-3, "u": 1e-6, "n": 1e-9}
 PLAYGROUND = os.path.join(os.path.dirname(os.path.abspath(__file__)), "playground")
+# A WSGI server may tell the app when a request's client has gone: ``environ[CLIENT_WATCH]()``, called when a
+# call starts, gives a function that says True once the client has left (``service/api/gateway_server.py``
+# provides it under granian). A best move then waits for its answer ``HANGUP_POLL_S`` at a time, asking it in
+# between, and cancels its call when the client left: the server stops the search. Without it, it waits.
+CLIENT_WATCH = "gamerules.client_watch"
+HANGUP_POLL_S = 0.05
 
 
 @dataclass(frozen=True)
@@ -431,7 +439,9 @@ def create_app(backend: str | None = None, timeout_s: float | None = None) -> Fl
             return timeout
         metadata = [(key.lower(), value) for key, value in request.headers.items() if key.lower() in _FORWARDED]
         if route.method.server_streaming:
-            return stream_response(route.call(message, timeout=timeout, metadata=metadata), _rpc_error_response)
+            gone = _client_watch()
+            answers = route.call(message, timeout=timeout, metadata=metadata)
+            return stream_response(answers, _rpc_error_response, gone)
         if route.method.name == "BestMove":
             response = _search(route, message, timeout, metadata)
             if response.status_code == 429:  # held a while first, so that a client ignoring Retry-After cannot spin
@@ -445,13 +455,18 @@ def create_app(backend: str | None = None, timeout_s: float | None = None) -> Fl
 
     def _search(route: Route, message: Message, timeout: float, metadata: list[tuple[str, str]]) -> Response:
         """A BestMove: sent on once it has a place in the worker's share of threads for searches (waiting for
-        one until its deadline is near), else 429."""
+        one until its deadline is near), else 429; cancelled when its client leaves (499)."""
+        gone = _client_watch()
         if searches is not None and not pacing.wait_for(searches, g.started + timeout):
             return status_response(overloaded(_GATEWAY_BUSY).to_status(), {"Retry-After": "1"})
-        # The call's deadline has not moved while it waited: the server gets the time that is left.
+        # The call's deadline has not moved while it waited: the server gets the time that is left, less the
+        # gateway's own share (relaying the answer), so that its answer, not a 504, reaches the caller in time.
         left = g.started + timeout - time.perf_counter()
+        left = max(left - gateway_pacing.MARGIN_S, min(left, gateway_pacing.MARGIN_S))
         try:
-            answer, call = backends.call(route, message, left, metadata)
+            answer, call = backends.call(route, message, left, metadata, gone)
+        except ClientGone:  # nobody reads this answer; the access log and the metrics do
+            return status_response(status_pb2.Status(code=code_pb2.CANCELLED, message=ClientGone.MESSAGE))
         except grpc.RpcError as error:
             return _with_worker(_rpc_error_response(error), error)  # type: ignore[arg-type]
         finally:
@@ -504,6 +519,18 @@ def _search_share(threads: int) -> threading.BoundedSemaphore | None:
     return threading.BoundedSemaphore(max(1, threads - max(2, threads // 4)))
 
 
+def _client_watch() -> Callable[[], bool] | None:
+    """The request's "has the client gone?" (``CLIENT_WATCH``), None when the server tells nothing of it."""
+    watch = request.environ.get(CLIENT_WATCH)
+    return watch() if callable(watch) else None
+
+
+class ClientGone(Exception):
+    """The HTTP client left while its call ran: the call was cancelled."""
+
+    MESSAGE = "the client closed the connection before the answer"
+
+
 def _discard_body(length: int, limit: int) -> None:
     stream = request.environ.get("wsgi.input")
     if stream is None or not 0 < length <= limit:
@@ -534,7 +561,10 @@ class Backends:
     calls spread over every worker that got a connection (with 8 connections and 2 workers, all 8 land on one
     worker once in 128 starts), and, behind a Kubernetes Service, over the pods as well. A call that fails
     UNAVAILABLE (the worker died, the connection broke: nothing of it ran) is sent again once, on the next
-    connection; every RPC is a pure function of its request, so a retry cannot do anything twice."""
+    connection; every RPC is a pure function of its request, so a retry cannot do anything twice.
+
+    Given ``client_gone`` (``CLIENT_WATCH``), a call waits for its answer ``HANGUP_POLL_S`` at a time and is
+    cancelled, raising ``ClientGone``, once that says the client left."""
 
     def __init__(self, channels: list[grpc.Channel]) -> None:
         self.routes = [build_routes(channel) for channel in channels]
@@ -543,13 +573,18 @@ class Backends:
         self._turn = itertools.count()
 
     def call(
-        self, route: Route, message: Message, timeout: float, metadata: list[tuple[str, str]]
+        self,
+        route: Route,
+        message: Message,
+        timeout: float,
+        metadata: list[tuple[str, str]],
+        client_gone: Callable[[], bool] | None = None,
     ) -> tuple[Message, grpc.Call]:
         index = self._index[route.verb, route.template]
         deadline = time.monotonic() + timeout
         first = next(self._turn) % len(self.routes)
         try:
-            return self.routes[first][index].call.with_call(message, timeout=timeout, metadata=metadata)
+            return _send(self.routes[first][index], message, timeout, metadata, client_gone)
         except grpc.RpcError as error:
             if error.code() != grpc.StatusCode.UNAVAILABLE:  # type: ignore[attr-defined]
                 raise
@@ -560,7 +595,27 @@ class Backends:
             if remaining <= 0:
                 raise
         retry = (first + 1) % len(self.routes)
-        return self.routes[retry][index].call.with_call(message, timeout=remaining, metadata=metadata)
+        return _send(self.routes[retry][index], message, remaining, metadata, client_gone)
+
+
+def _send(
+    route: Route,
+    message: Message,
+    timeout: float,
+    metadata: list[tuple[str, str]],
+    client_gone: Callable[[], bool] | None,
+) -> tuple[Message, grpc.Call]:
+    """One unary call: (answer, call), or the call's RpcError; ``ClientGone`` once ``client_gone`` says so."""
+    if client_gone is None:
+        return route.call.with_call(message, timeout=timeout, metadata=metadata)
+    future = route.call.future(message, timeout=timeout, metadata=metadata)
+    while True:
+        try:
+            return future.result(timeout=HANGUP_POLL_S), future  # the call's RpcError if it failed
+        except grpc.FutureTimeoutError:
+            if client_gone():
+                future.cancel()  # the server sees the call cancelled, and stops the search
+                raise ClientGone from None
 
 
 def _with_worker(response: Response, call: grpc.Call) -> Response:

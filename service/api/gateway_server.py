@@ -12,19 +12,25 @@ metrics directory (prometheus-client picks its storage at import, ``service/api/
 logs, into which granian's own messages go too. It creates no gRPC object: each worker makes its own channel
 when it builds the app. SIGTERM or SIGINT stops taking connections, lets requests in flight finish within
 ``--grace-s`` and exits 0; a worker that dies is replaced.
+
+Each request carries a way to know whether its client is still connected (``ClientWatch``): granian's WSGI
+interface offers none, and a best move whose client left must stop its search.
 """
 
 from __future__ import annotations
 
 import argparse
+import errno
 import ipaddress
 import logging
 import os
 import select
 import signal
 import socket
+import stat
 import sys
 import threading
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -101,11 +107,139 @@ def parser() -> argparse.ArgumentParser:
 
 
 def worker_app() -> Any:
-    """The app in one granian worker: ``gateway.create_app()``, after ``_relay_stop_signals``."""
+    """The app in one granian worker: ``gateway.create_app()``, after ``_relay_stop_signals``, told of each
+    request's client by ``watch_clients``."""
     from service.api.gateway import create_app
 
     _relay_stop_signals(worker=True)
-    return create_app()
+    return watch_clients(create_app())
+
+
+# --- whether a request's client is still connected -----------------------------------------------------------
+
+_TCP_ESTABLISHED = 1  # the state in tcp_info's first byte (Linux's include/net/tcp_states.h)
+_FDS = "/proc/self/fd"
+
+
+def _address(text: str) -> str:
+    """An IP address as one text whoever wrote it (granian's ``REMOTE_ADDR``, ``getpeername``): an IPv4 client
+    of an IPv6 socket (``::ffff:10.0.0.1``) as its IPv4 address, IPv6 in its compressed form."""
+    if ":" not in text:
+        return text  # IPv4: one way to write it
+    try:
+        ip = ipaddress.IPv6Address(text.partition("%")[0])
+    except ValueError:
+        return text
+    return str(ip.ipv4_mapped or ip)
+
+
+def _sockets() -> list[tuple[int, int]]:
+    """(descriptor, inode) of each socket this process holds (none where there is no ``/proc``)."""
+    found: list[tuple[int, int]] = []
+    try:
+        names = os.listdir(_FDS)
+    except OSError:
+        return found
+    for name in names:
+        try:
+            target = os.readlink(f"{_FDS}/{name}")
+        except OSError:
+            continue
+        if target.startswith("socket:["):
+            found.append((int(name), int(target[8:-1])))
+    return found
+
+
+def _inspect(fd: int, inode: int, port: int, peer: str) -> bool | None:
+    """For the TCP connection on this process's ``fd``, if it still is socket ``inode`` and connects ``peer``
+    to the local ``port``: whether it is established. None for any other socket, a descriptor closed since, or
+    a connection reset; OSError when it cannot tell (out of descriptors). Read on a duplicate of the
+    descriptor, closed at once: the server's own descriptor is never touched."""
+    try:
+        duplicate = os.dup(fd)
+    except OSError as error:
+        if error.errno == errno.EBADF:  # closed since
+            return None
+        raise
+    try:
+        found = os.fstat(duplicate)
+        sock = socket.socket(fileno=duplicate) if stat.S_ISSOCK(found.st_mode) and found.st_ino == inode else None
+    except BaseException:
+        os.close(duplicate)
+        raise
+    if sock is None:
+        os.close(duplicate)
+        return None
+    with sock:  # closes the duplicate
+        if sock.family not in (socket.AF_INET, socket.AF_INET6) or sock.getsockname()[1] != port:
+            return None
+        try:
+            address = sock.getpeername()[0]
+        except OSError as error:
+            if error.errno == errno.ENOTCONN:  # listening, or reset
+                return None
+            raise
+        if _address(address) != peer:
+            return None
+        return bool(sock.getsockopt(socket.IPPROTO_TCP, socket.TCP_INFO, 1)[0] == _TCP_ESTABLISHED)
+
+
+class ClientWatch:
+    """Whether the client of one request has gone, as far as this worker's own sockets tell: called, True once
+    it has (``gateway.CLIENT_WATCH``: the gateway cancels a best move's call, or a stream's, then).
+
+    granian's WSGI interface (2.x) tells the app nothing of the connection: no disconnect flag or callback in
+    the environ, no way to its socket, and of the client's address ``REMOTE_ADDR`` alone, without its port
+    (only its RSGI and ASGI interfaces report a disconnect). So the worker looks at its own sockets, on the
+    first call (the gateway's first look, once a call has run ``gateway.HANGUP_POLL_S``: quicker calls cost
+    nothing): the connections it holds from that address to its port (``SERVER_PORT``) are the candidates,
+    one of them the request's; the client has gone once none is established any more (closed by the client:
+    CLOSE_WAIT until granian closes it, then no longer there). A client still waiting is never taken for gone,
+    since its own connection is one of them and stays established. But a client that holds other connections
+    to the same worker open (a browser's, a proxy's pool) is seen go only once they have all closed, and one
+    that left before the first look is not seen (nor anything where there is no ``/proc``): their searches
+    run on, as before."""
+
+    def __init__(self, remote_addr: str, server_port: str) -> None:
+        self._peer = _address(remote_addr)
+        self._port = int(server_port) if server_port.isdigit() else -1
+        self._candidates: dict[int, int] | None = None  # descriptor: socket inode, from the first call
+        self._watched = False
+
+    def __call__(self) -> bool:
+        if self._candidates is None:
+            self._candidates = {}
+            if self._peer and hasattr(socket, "TCP_INFO"):
+                try:
+                    for fd, inode in _sockets():
+                        if _inspect(fd, inode, self._port, self._peer) is not None:
+                            self._candidates[fd] = inode
+                except OSError:  # one not looked at could be the request's: nothing to go by
+                    self._candidates = {}
+            self._watched = bool(self._candidates)
+        if not self._watched:
+            return False
+        for fd, inode in list(self._candidates.items()):
+            try:
+                if _inspect(fd, inode, self._port, self._peer):
+                    return False
+            except OSError:  # cannot tell now: not gone
+                return False
+            del self._candidates[fd]  # closed, for good (a new socket on the descriptor is another inode)
+        return True
+
+
+def watch_clients(app: Callable[..., Any]) -> Callable[..., Any]:
+    """``app`` with ``environ[gateway.CLIENT_WATCH]``: called, a ``ClientWatch`` of the request's client (from
+    the environ's address and port as granian set them, before any middleware)."""
+    from service.api.gateway import CLIENT_WATCH
+
+    def serve(environ: dict[str, Any], start_response: Callable[..., Any]) -> Any:
+        remote_addr, server_port = str(environ.get("REMOTE_ADDR", "")), str(environ.get("SERVER_PORT", ""))
+        environ[CLIENT_WATCH] = lambda: ClientWatch(remote_addr, server_port)
+        return app(environ, start_response)
+
+    return serve
 
 
 # How a stop signal reaches granian, in its main process and in each worker, whatever thread the kernel hands

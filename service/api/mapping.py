@@ -6,7 +6,9 @@ from __future__ import annotations
 
 import hashlib
 import json
+import queue
 import re
+import threading
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -25,6 +27,8 @@ HTTP_BODY = "google.api.HttpBody"
 IMAGE_CACHE_CONTROL = "public, max-age=86400"
 # An SVG opened on its own is a document: it may run nothing and load nothing.
 IMAGE_CSP = "default-src 'none'; style-src 'unsafe-inline'; sandbox"
+# How long a stream waits for its next message before it looks whether its client is still there.
+HEARTBEAT_S = 0.05
 
 
 def status_of(error: grpc.RpcError) -> status_pb2.Status:
@@ -136,15 +140,24 @@ def body_response(answer: Message) -> Response:
     return Response(data, content_type=answer.content_type, headers=headers)  # type: ignore[attr-defined]
 
 
-def stream_response(answers: Any, error_response: Callable[[grpc.RpcError], Response]) -> Response:
+def stream_response(
+    answers: Any, error_response: Callable[[grpc.RpcError], Response], client_gone: Callable[[], bool] | None = None
+) -> Response:
     """A server stream as newline-delimited JSON (grpc-gateway's framing: one ``{"result": ...}`` a line,
     ``{"error": Status}`` if the call fails after it started), or as Server-Sent Events when the client accepts
     them. A call that fails before its first message answers the usual error status instead. Closing the
-    response (the client left) cancels the call, which stops the search behind it."""
-    try:
-        first = next(answers, None)
-    except grpc.RpcError as error:
-        return error_response(error)
+    response (the client left) cancels the call, which stops the search behind it.
+
+    A search's iterations come further and further apart, and the client may leave in between: a thread of its
+    own reads the stream, and the answer, while it has nothing new, looks every ``HEARTBEAT_S`` whether the
+    client is still there. Before the first message (the response not started) by asking ``client_gone``
+    (the server's word: ``gateway.CLIENT_WATCH``), which cancels the call: 499. Once streaming, by sending an
+    empty chunk (nothing reaches the wire): the server cannot hand it on once the client's connection is gone,
+    and closes the response (granian, as PEP 3333 has it)."""
+    received = _read_in_thread(answers)
+    first = _first(received, answers, client_gone)
+    if isinstance(first, grpc.RpcError):
+        return error_response(first)
     events = "text/event-stream" in request.headers.get("Accept", "")
 
     def frame(kind: str, payload: dict[str, Any]) -> str:
@@ -153,14 +166,59 @@ def stream_response(answers: Any, error_response: Callable[[grpc.RpcError], Resp
 
     def frames() -> Iterator[str]:
         try:
-            if first is not None:
-                yield frame("result", protojson.to_dict(first))
-                for answer in answers:
-                    yield frame("result", protojson.to_dict(answer))
-        except grpc.RpcError as error:
-            yield frame("error", json_format.MessageToDict(status_of(error)))
+            item = first
+            while item is not _END:
+                if isinstance(item, grpc.RpcError):
+                    yield frame("error", json_format.MessageToDict(status_of(item)))
+                    return
+                yield frame("result", protojson.to_dict(item))
+                while True:
+                    try:
+                        item = _unless_raised(received.get(timeout=HEARTBEAT_S))
+                        break
+                    except queue.Empty:
+                        yield ""  # undeliverable once the client has gone: the server closes this iterator
         finally:
             answers.cancel()
 
     mimetype = "text/event-stream" if events else "application/x-ndjson"
     return Response(frames(), mimetype=mimetype, headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"})
+
+
+_END = object()  # the stream ended without an error
+
+
+def _read_in_thread(answers: Any) -> queue.SimpleQueue[Any]:
+    """The stream's messages as a daemon thread reads them, then ``_END`` or the exception it ended with.
+    Unbounded: an analysis sends one message an iteration of its search, tens in all."""
+    received: queue.SimpleQueue[Any] = queue.SimpleQueue()
+
+    def read() -> None:
+        try:
+            for answer in answers:
+                received.put(answer)
+        except BaseException as error:  # handed over: an RpcError is answered, anything else raised there
+            received.put(error)
+        else:
+            received.put(_END)
+
+    threading.Thread(target=read, name="stream-reader", daemon=True).start()
+    return received
+
+
+def _first(received: queue.SimpleQueue[Any], answers: Any, client_gone: Callable[[], bool] | None) -> Any:
+    """The stream's first item (``_read_in_thread``); the call cancelled meanwhile if its client left."""
+    while True:
+        try:
+            return _unless_raised(received.get(timeout=HEARTBEAT_S))
+        except queue.Empty:
+            if client_gone is not None and client_gone():
+                answers.cancel()  # the reader hands over the call's CANCELLED next
+                client_gone = None
+
+
+def _unless_raised(item: Any) -> Any:
+    """``item``, unless it is an exception other than the call's RpcError: that is raised."""
+    if isinstance(item, BaseException) and not isinstance(item, grpc.RpcError):
+        raise item
+    return item

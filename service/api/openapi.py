@@ -54,7 +54,7 @@ from service.api.limits import (
     MIN_IMAGE_SIZE,
 )
 from service.api.required import behaviors
-from service.core.values import EVENT_TYPES, OPTION_TYPES, RENDER_THEMES, RESULT_REASONS, STOP_REASONS
+from service.core.values import EVENT_TYPES, OPTION_TYPES, PURPOSES, RENDER_THEMES, RESULT_REASONS, STOP_REASONS
 
 SERVICE = pb.DESCRIPTOR.services_by_name["GameRules"]
 OPENAPI_VERSION = "3.1.0"
@@ -98,9 +98,11 @@ FIELD_SCHEMAS: dict[str, dict[str, Any]] = {
     "gamerules.v1.BestMoveRequest.level": {"maxLength": MAX_LEVEL_CHARS},
     "gamerules.v1.BestMoveRequest.seed": {"maxLength": MAX_SEED_CHARS},
     "gamerules.v1.BestMoveRequest.top_n": {"minimum": 0, "maximum": MAX_TOP_N},
+    "gamerules.v1.BestMoveRequest.purpose": {"enum": ["", *PURPOSES]},
     "gamerules.v1.AnalyzePositionRequest.level": {"maxLength": MAX_LEVEL_CHARS},
     "gamerules.v1.AnalyzePositionRequest.seed": {"maxLength": MAX_SEED_CHARS},
     "gamerules.v1.AnalyzePositionRequest.top_n": {"minimum": 0, "maximum": MAX_TOP_N},
+    "gamerules.v1.AnalyzePositionRequest.purpose": {"enum": ["", *PURPOSES]},
     # 0 is the default width; else MIN_IMAGE_SIZE..MAX_IMAGE_SIZE pixels.
     "gamerules.v1.RenderPositionRequest.size": {
         "minimum": 0,

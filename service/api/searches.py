@@ -34,7 +34,7 @@ import time
 from concurrent import futures
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any
 
 from service import core
 from service.api import cpus
@@ -82,6 +82,8 @@ class SearchJob:
     top_n: int
     end: float  # time.monotonic() at which the search must have answered (the clock is the host's)
     reason: str  # the stop reason once ``end`` is reached: "time" (the server's cap) or "deadline"
+    cap_ms: int | None = None  # the server's cap on one search, which the level's Budget applies
+    purpose: core.Purpose = "play"
 
 
 class SearchPool:
@@ -140,7 +142,7 @@ class SearchPool:
     def _search(self, job: SearchJob, ticket: int, stop: CallerStop) -> core.SearchResult:
         if self.mode == "thread":
             return self._started().submit(_search, job, stop).result()
-        if getattr(stop, "on_iteration", None) is not None:
+        if stop.on_iteration is not None:
             # Streamed analysis hands each iteration to its caller as it completes: that needs the search
             # in this process (in the slot it holds), where the caller's callback is.
             return _search(job, stop)
@@ -215,23 +217,22 @@ def _lower_priority(nice: int, cores: frozenset[int] | None = None) -> None:
             _log.warning("cannot move the search to its cores: %s", error)
 
 
-class CallerStop(Protocol):
-    """The stop signal of a call (``service/api/servicer.py``'s): called by the search, ``active()`` while the
-    caller still waits, ``end`` and ``reason`` as the search's Deadline reads them."""
+class CallerStop(core.Stop):
+    """The stop signal of a call (``service/api/servicer.py``'s): a ``Stop`` that also says whether the caller
+    still waits (``active()``)."""
 
-    end: float
-    reason: str
+    __slots__ = ()
 
-    def __call__(self) -> str: ...
-
-    def active(self) -> bool: ...
+    def active(self) -> bool:
+        return True
 
 
-class _ChildStop:
+class _ChildStop(core.Stop):
     """A search process's stop signal: ``"cancelled"`` once the worker set this search's flag, ``reason`` once
     the monotonic clock (the host's, the same in every process) reaches ``end``."""
 
     __slots__ = ("_flags", "_ticket", "end", "reason")
+    end: float
 
     def __init__(self, flags: Any, ticket: int, end: float, reason: str) -> None:
         self._flags, self._ticket = flags, ticket
@@ -246,7 +247,17 @@ class _ChildStop:
 
 def _search(job: SearchJob, stop: core.StopSignal) -> core.SearchResult:
     position = GAMES[job.game].parse_position(job.notation)
-    return play_level(LEVELS[job.game], position, job.level, job.limits, job.seed, job.top_n, stop)
+    return play_level(
+        LEVELS[job.game],
+        position,
+        job.level,
+        job.limits,
+        job.seed,
+        job.top_n,
+        stop,
+        cap_ms=job.cap_ms,
+        purpose=job.purpose,
+    )
 
 
 # --- inside a search process ---------------------------------------------------------------------------

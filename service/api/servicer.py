@@ -46,6 +46,8 @@ from service.core.contract import Game
 from service.core.seeds import seeded_int
 from service.engines import GAMES
 from service.levels import LEVELS, GameLevels
+from service.levels.budget import SchedulingLag, answer_margin_s
+from service.levels.driver import sort_alternatives
 from service.render import DEFAULT_SIZE, RenderOptions, render
 
 _log = logging.getLogger(__name__)
@@ -125,8 +127,9 @@ class _Search:
     game: Game
     position: core.Position
     request: pb.BestMoveRequest
-    limits: core.Limits | None
+    limits: core.Limits | None  # the caller's, as asked (the level's Budget caps the time)
     top_n: int
+    purpose: core.Purpose
     stop: _CallStop
 
 
@@ -148,12 +151,15 @@ class GameRulesServicer(pb_grpc.GameRulesServicer):
             cores=self._config.search_cores,
         )
         self._observe_search = observe_search
+        # How late the searches' priority wakes lately: the answer margin keeps that much more (``budget.py``).
+        self._lag = SchedulingLag(searches.SEARCH_NICE)
         # Descriptions never change while the process runs: encode them once.
         self._described = {game_id: codec.encode_game(game, levels[game_id]) for game_id, game in games.items()}
 
     def start_searches(self) -> None:
-        """Start the search processes or threads now, not on the first BestMove."""
+        """Start the search processes or threads now, not on the first BestMove, and the lag's sampling."""
         self._searches.start()
+        self._lag.start()
 
     def close(self) -> None:
         """Stop the search processes or threads (searches in flight finish first)."""
@@ -336,11 +342,15 @@ class GameRulesServicer(pb_grpc.GameRulesServicer):
         ]
         return pb.BatchScoreResponse(scores=[self._score(game, position) for position in positions])
 
-    def _prepare(self, request: pb.BestMoveRequest, context: grpc.ServicerContext, started: float) -> _Search:
-        """Check a best-move request and work out when its search must stop."""
+    def _prepare(
+        self, request: pb.BestMoveRequest, context: grpc.ServicerContext, started: float, default: core.Purpose
+    ) -> _Search:
+        """Check a best-move request and work out when its search must stop (``default``: the purpose an empty
+        ``purpose`` stands for)."""
         game = self._game(request.game)
         position = codec.decode_position(game, request.position)
-        limits = _decode_limits(request.limits, self._config.max_think_ms)
+        limits = _decode_limits(request.limits)
+        purpose = _decode_purpose(request.purpose, default)
         if not 0 <= request.top_n <= MAX_TOP_N:
             raise invalid("top_n", f"must be 0 (one move) to {MAX_TOP_N}, got {request.top_n}")
         top_n = max(request.top_n, 1)
@@ -358,13 +368,11 @@ class GameRulesServicer(pb_grpc.GameRulesServicer):
         remaining = context.time_remaining()
         if remaining is not None:
             remaining -= time.monotonic() - started
-            # The fixed margin covers encoding and the trip back; a tenth of the time left (at most a quarter
-            # second) absorbs the scheduling delays of a busy host, where a fixed 50 ms once proved too thin.
-            margin_s = self._config.deadline_margin_ms / 1000 + min(remaining / 10, 0.25)
+            margin_s = answer_margin_s(remaining, self._config.deadline_margin_ms, self._lag.seconds)
             if remaining - margin_s < budget_s:
                 budget_s, reason = remaining - margin_s, "deadline"
         stop = _CallStop(context, time.monotonic() + max(budget_s, 0.0), reason)
-        return _Search(game, position, request, limits, top_n, stop)
+        return _Search(game, position, request, limits, top_n, purpose, stop)
 
     def _run(self, search: _Search) -> core.SearchResult:
         """Run a prepared search in a search slot (refusing it when too many wait), and observe it."""
@@ -378,6 +386,8 @@ class GameRulesServicer(pb_grpc.GameRulesServicer):
             search.top_n,
             search.stop.end,
             search.stop.reason,
+            self._config.max_think_ms,
+            search.purpose,
         )
         try:
             result = self._searches.run(job, search.stop)
@@ -417,7 +427,7 @@ class GameRulesServicer(pb_grpc.GameRulesServicer):
 
     @_rpc
     def BestMove(self, request: pb.BestMoveRequest, context: grpc.ServicerContext) -> pb.BestMoveResponse:
-        search = self._prepare(request, context, time.monotonic())
+        search = self._prepare(request, context, time.monotonic(), "play")
         return self._best_move_response(search, self._run(search))
 
     @_stream_rpc
@@ -426,7 +436,7 @@ class GameRulesServicer(pb_grpc.GameRulesServicer):
     ) -> Iterator[pb.AnalyzePositionResponse]:
         started = time.monotonic()
         # The same fields under the same numbers: the request is a BestMove request.
-        search = self._prepare(pb.BestMoveRequest.FromString(request.SerializeToString()), context, started)
+        search = self._prepare(pb.BestMoveRequest.FromString(request.SerializeToString()), context, started, "analysis")
         # The search runs in a thread of its own and hands each completed iteration over; this thread sends
         # them. When the caller goes, the search's stop sees the call inactive and the search ends at once.
         updates: queue.SimpleQueue[tuple[str, Any]] = queue.SimpleQueue()
@@ -434,6 +444,7 @@ class GameRulesServicer(pb_grpc.GameRulesServicer):
 
         def iteration(partial: core.SearchResult) -> None:
             partial.elapsed_ms = (time.monotonic() - began) * 1000
+            sort_alternatives(partial)
             updates.put(("update", partial))
 
         def run() -> None:
@@ -481,13 +492,14 @@ class GameRulesServicer(pb_grpc.GameRulesServicer):
         return httpbody_pb2.HttpBody(content_type="image/svg+xml", data=image.encode("utf-8"))
 
 
-class _CallStop:
+class _CallStop(searches.CallerStop):
     """A best-move call's stop signal: ``"cancelled"`` once the call is no longer active (or its stream
     closed), ``reason`` once the monotonic clock reaches ``end`` (the search's Deadline reads ``end`` to tell
     native kernels, which read the clock themselves, when to give up). Its ``on_iteration`` reaches the
     search through that Deadline too (streamed analysis)."""
 
     __slots__ = ("_context", "cancelled", "end", "on_iteration", "reason")
+    end: float
 
     def __init__(self, context: grpc.ServicerContext, end: float, reason: str) -> None:
         self._context = context
@@ -506,14 +518,24 @@ class _CallStop:
         return self.reason if time.monotonic() >= self.end else ""
 
 
-def _decode_limits(message: pb.SearchLimits, max_think_ms: int) -> core.Limits | None:
+def _decode_limits(message: pb.SearchLimits) -> core.Limits | None:
+    """The caller's limits as asked (the Budget caps the time at the server's ``max_think_ms``)."""
     for name in ("max_time_ms", "max_depth", "max_nodes"):
         if getattr(message, name) < 0:
             raise invalid(f"limits.{name}", f"must not be negative, got {getattr(message, name)}")
     if not (message.max_time_ms or message.max_depth or message.max_nodes):
         return None
     return core.Limits(
-        max_time_ms=min(message.max_time_ms, max_think_ms) if message.max_time_ms else None,
+        max_time_ms=message.max_time_ms or None,
         max_depth=message.max_depth or None,
         max_nodes=message.max_nodes or None,
     )
+
+
+def _decode_purpose(text: str, default: core.Purpose) -> core.Purpose:
+    if not text:
+        return default
+    for purpose in core.PURPOSES:
+        if text == purpose:
+            return purpose  # type: ignore[return-value]
+    raise invalid("purpose", f"must be one of {', '.join(core.PURPOSES)} (or empty), not {text[:40]!r}")

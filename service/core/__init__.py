@@ -28,6 +28,7 @@ from service.core.errors import (
 from service.core.values import (
     EVENT_TYPES,
     OPTION_TYPES,
+    PURPOSES,
     RENDER_THEMES,
     RESULT_REASONS,
     STOP_REASONS,
@@ -38,14 +39,18 @@ from service.core.values import (
     MoveGroup,
     OptionSpec,
     Outcome,
+    Purpose,
     ScoredMove,
     SearchResult,
+    Stop,
     StopSignal,
+    as_stop,
 )
 
 __all__ = [
     "EVENT_TYPES",
     "OPTION_TYPES",
+    "PURPOSES",
     "RENDER_THEMES",
     "RESULT_REASONS",
     "STOP_REASONS",
@@ -64,9 +69,12 @@ __all__ = [
     "OptionSpec",
     "Outcome",
     "Position",
+    "Purpose",
     "RulesError",
     "ScoredMove",
     "SearchResult",
+    "Stop",
     "StopSignal",
     "UnknownLevel",
+    "as_stop",
 ]

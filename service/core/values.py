@@ -24,6 +24,8 @@ EventType = Literal[
 ResultReason = Literal["discs", "seeds", "boxes", "points", "largest_group", "non_opener", "group_sizes", "draw"]
 # ``SearchResult.stop_reason``: why a search stopped ("rule": a level's rule chose the move, no search).
 StopReason = Literal["depth", "time", "nodes", "deadline", "cancelled", "solved", "rule"]
+# ``BestMoveRequest.purpose``: a bot's move (the level's seeded variety) or an analysis (its strongest move).
+Purpose = Literal["play", "analysis"]
 # ``OptionSpec.type``: "cells" is a list of cell names.
 OptionType = Literal["int", "bool", "string", "enum", "cells"]
 # The colours a board image is drawn in (``service/render``; RenderPosition's ``theme``).
@@ -31,6 +33,7 @@ RenderTheme = Literal["classic", "dark", "print"]
 EVENT_TYPES: tuple[str, ...] = get_args(EventType)
 RESULT_REASONS: tuple[str, ...] = get_args(ResultReason)
 STOP_REASONS: tuple[str, ...] = get_args(StopReason)
+PURPOSES: tuple[str, ...] = get_args(Purpose)
 OPTION_TYPES: tuple[str, ...] = get_args(OptionType)
 RENDER_THEMES: tuple[str, ...] = get_args(RenderTheme)
 
@@ -76,11 +79,14 @@ class OptionSpec:
 
 @dataclass(frozen=True, slots=True)
 class Limits:
-    """How long a search may run. ``None`` means no limit of that kind (chess.engine.Limit's model)."""
+    """How long a search may run. ``None`` means no limit of that kind (chess.engine.Limit's model). ``spend``:
+    the share of ``max_time_ms`` a search spends before it may decline to begin an iteration that cannot finish
+    in the time left (0: it may decline at once; ``service/levels/budget.py`` sets it for every best move)."""
 
     max_time_ms: int | None = None
     max_depth: int | None = None
     max_nodes: int | None = None
+    spend: float = 0.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -130,5 +136,45 @@ class MoveGroup:
 
 
 # A callable the search polls; returns something true when the search must stop: True, or the reason as a
-# string ("deadline", "cancelled"), which the search reports as its stop_reason.
+# string ("deadline", "cancelled"), which the search reports as its stop_reason. Any such callable will do;
+# what a search asks of it besides, it asks of its ``Stop`` (``as_stop``).
 StopSignal = Callable[[], bool | str]
+
+
+class Stop:
+    """A stop signal with everything a search may ask of it, declared: called, something true when the search
+    must stop (True, or the reason as a string); ``end``, the ``time.monotonic()`` instant by which it fires by
+    itself (None: none known), for work that cannot be polled (native searches read it themselves);
+    ``on_iteration``, called with each completed iteration's partial result (streamed analysis; None: nobody
+    listens); ``clock_only``, whether only the clock can fire it (a native search then needs nobody asking it
+    while it runs); ``reason``, why it fired once it has (a Deadline's). Subclasses set what they know."""
+
+    __slots__ = ()
+
+    end: float | None = None
+    on_iteration: Callable[[SearchResult], None] | None = None
+    reason: str = ""
+
+    @property
+    def clock_only(self) -> bool:
+        return False
+
+    def __call__(self) -> bool | str:
+        return False
+
+
+class _Signal(Stop):
+    """A plain callable as a ``Stop``: it knows no end, reports nothing and is not the clock."""
+
+    __slots__ = ("_signal",)
+
+    def __init__(self, signal: StopSignal) -> None:
+        self._signal = signal
+
+    def __call__(self) -> bool | str:
+        return self._signal()
+
+
+def as_stop(signal: StopSignal) -> Stop:
+    """``signal`` as a ``Stop`` (itself when it is one)."""
+    return signal if isinstance(signal, Stop) else _Signal(signal)

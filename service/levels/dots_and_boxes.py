@@ -16,23 +16,26 @@ seat 2 will take the better colour; the keep / swap choice is searched (``easy``
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
-from service.core.values import Level, Limits, ScoredMove, SearchResult, StopSignal
+from service.core.values import Level, Limits, ScoredMove, SearchResult
 from service.engines.dots_and_boxes import STOP, SWAP, DotsAndBoxesPosition, side_counts
 from service.levels import variety
+from service.levels.budget import Budget
 from service.levels.dots_and_boxes_exact import exact_affordable, solve
 from service.levels.driver import GameLevels
-from service.levels.native_search import callers_resources
 from service.native import engine as native
-from service.search import greedy, search
+from service.search import Deadline, greedy, search
 
 # The hard level's node budget when the caller gives no time limit (answers are then the same on every machine);
 # with a time limit it searches until the time is up or the game is proved instead.
 HARD_NODES = 20_000
 HARD_LIMITS = Limits(max_nodes=HARD_NODES)
-# Natively, hard first tries to prove the rest of the game when the proof looks affordable within half its node
-# budget or three quarters of its time (``_proof_affordable``), then searches with what is left (or all of it).
+# Hard first tries to prove the rest of the game when the proof looks affordable within these shares of its node
+# budget and of its time (``_proof``), then searches with what is left (or all of it).
+PROOF_NODE_SHARE = 0.5
+PROOF_TIME_SHARE = 0.75
 # Measured on random 5x5 endgames, a proof in the core's solve mode takes at most some 3,000 nodes from 20
 # undrawn lines and about 2.3 times more per further line (from 24: up to 85k; the empty 3x3 board, 24 lines,
 # 10M in about 4 s); the native search runs at well over a thousand nodes a millisecond.
@@ -45,6 +48,9 @@ NODE_WEIGHT = 1
 PROOF_NODES_AT_20 = 3_000
 PROOF_GROWTH = 2.3
 NATIVE_NODES_PER_MS = 1_000
+# The Python exact solver's nodes a millisecond, to tell whether a proof fits a time (``python -m bench.solve
+# --games dots-and-boxes`` without the native engine measures its rate).
+EXACT_NODES_PER_MS = 20
 # How far below the best (in boxes of estimated margin) a move may be for hard's seeded choice in the opening
 # (``variety.opening``: the first quarter of the lines drawn); a proved value admits only the moves proved equal
 # to the best.
@@ -98,13 +104,13 @@ def _easy_key(position: Any, move: Any) -> float:
     return value
 
 
-def _easy(position: Any, limits: Limits, rng: Any, top_n: int, stop: StopSignal) -> SearchResult:
+def _easy(position: Any, budget: Budget, rng: Any, top_n: int, stop: Deadline) -> SearchResult:
     if position.phase == "setup":
         return _setup_move(position, rng, top_n)
     return greedy(position, _easy_key, rng, top_n, moves=position.legal_moves())
 
 
-def _medium(position: Any, limits: Limits, rng: Any, top_n: int, stop: StopSignal) -> SearchResult:
+def _medium(position: Any, budget: Budget, rng: Any, top_n: int, stop: Deadline) -> SearchResult:
     if position.phase == "setup":
         return _setup_move(position, rng, top_n)
     salt = rng.getrandbits(32)
@@ -115,68 +121,65 @@ def _medium(position: Any, limits: Limits, rng: Any, top_n: int, stop: StopSigna
         jitter = ((hash(pos) ^ salt) & 1023) / 4096
         return pos.box_margin(seat) + (jitter if seat == 1 else -jitter)
 
-    return search(position, limits, stop=stop, top_n=top_n, rng=rng, evaluate=box_margin_with_ties_broken)
+    # An analysis counts the boxes alone: the seed's tie-breaks are play's variety.
+    evaluate = box_margin_with_ties_broken if budget.varied else DotsAndBoxesPosition.box_margin
+    return search(position, budget.limits, stop=stop, top_n=top_n, rng=rng, evaluate=evaluate)
 
 
-def _hard(position: Any, limits: Limits, rng: Any, top_n: int, stop: StopSignal) -> SearchResult:
+def _hard(position: Any, budget: Budget, rng: Any, top_n: int, stop: Deadline) -> SearchResult:
+    """A proof first where it looks affordable within its share of the budget (``_proof``), then the chain search
+    with what is left, and the seeded choice in the opening of a game played."""
     if position.phase == "setup":
         return _setup_move(position, rng, top_n)
-    limits = callers_resources(limits, HARD_LIMITS)
-    varied = variety.opening(position.lines.bit_count(), position.geometry.line_count)
+    varied = budget.varied and variety.opening(position.lines.bit_count(), position.geometry.line_count)
     choice = variety.choose(rng, stop, VARIETY_MARGIN, top_n, varied)
-    answer = _hard_native(position, limits, choice, top_n, stop)
-    if answer is not None:
-        return answer
-    free = (position.lines ^ position.geometry.full).bit_count()
-    if position.phase == "play" and exact_affordable(free, limits.max_nodes):
-        solved = solve(position, limits, top_n, stop)
-        if solved is not None:
-            return solved
-    return choice.pick(search(position, limits, stop=stop, top_n=choice.width, rng=rng), top_n)
-
-
-def _hard_native(
-    position: Any, limits: Limits, choice: variety.Choice, top_n: int, stop: StopSignal
-) -> SearchResult | None:
-    """``hard`` in the native engine, or None without it (or on a board it does not hold): a proof with half the
-    node budget or three quarters of the time where that looks affordable, then the search with what is left,
-    and the level's seeded ``choice``."""
-    if not native.available("dots-and-boxes"):
-        return None
-    free = (position.lines ^ position.geometry.full).bit_count()
-    spent = 0
-    proof_ms = None if limits.max_time_ms is None else max(1, limits.max_time_ms * 3 // 4)
-    proof_nodes = None if limits.max_nodes is None else max(1, limits.max_nodes // 2)
-    native_nodes = None if proof_nodes is None else proof_nodes * NODE_WEIGHT
-    if position.phase == "play" and _proof_affordable(free, native_nodes, proof_ms):
-        # As the Python exact solver: a proof goes to the end whatever the depth limit, and answers its move
-        # alone as the line (the same answer on both paths).
-        share = Limits(max_time_ms=proof_ms, max_nodes=proof_nodes)
-        proof = native.search(position, share, stop=stop, top_n=top_n, solve=True, node_weight=NODE_WEIGHT)
-        if proof is None:
-            return None
-        if proof.exact:
-            proof.pv = proof.pv[:1]
-            return proof
-        if proof.stop_reason not in ("time", "nodes"):  # the caller stopped it
-            return proof
-        spent = proof.nodes
-        limits = Limits(
-            max_time_ms=None if limits.max_time_ms is None else max(1, limits.max_time_ms - (proof_ms or 0)),
-            max_depth=limits.max_depth,
-            max_nodes=None if limits.max_nodes is None else max(1, limits.max_nodes - spent),
-        )
+    began = time.monotonic()
+    proof, spent = _proof(position, budget, top_n, stop)
+    if proof is not None:
+        return proof
+    limits = budget.rest(spent, began) if spent is not None else budget.limits
     found = native.search(position, limits, stop=stop, top_n=choice.width, node_weight=NODE_WEIGHT)
     if found is None:
-        return None
-    found.nodes += spent
+        found = search(position, limits, stop=stop, top_n=choice.width, rng=rng)
+    found.nodes += spent or 0
     return choice.pick(found, top_n)
 
 
-def _proof_affordable(free: int, nodes: int | None, time_ms: int | None) -> bool:
+def _proof(position: Any, budget: Budget, top_n: int, stop: Deadline) -> tuple[SearchResult | None, int | None]:
+    """(the proved answer, or one the caller stopped, or None; the nodes of the budget a proof spent, None when
+    none was tried). A proof is tried where it looks affordable: natively in the core's solve mode within
+    ``PROOF_NODE_SHARE`` of the node budget or ``PROOF_TIME_SHARE`` of the time; in Python with the exact solver
+    within the node budget (its nodes are not the search's) or ``PROOF_TIME_SHARE`` of the time. It goes to the
+    end whatever the depth limit and answers its move alone as the line (the same answer on both paths)."""
+    if position.phase != "play":
+        return None, None
+    free = (position.lines ^ position.geometry.full).bit_count()
+    left_ms = budget.time_left_ms()
+    time_ms = None if left_ms is None else max(1, int(left_ms * PROOF_TIME_SHARE))
+    if native.holds(position):
+        share = budget.share(PROOF_NODE_SHARE, time_ms)
+        if not _proof_affordable(free, share.max_nodes, time_ms, NATIVE_NODES_PER_MS):
+            return None, None
+        proof = native.search(position, share, stop=stop, top_n=top_n, solve=True, node_weight=NODE_WEIGHT)
+        if proof is None:
+            return None, None
+        if proof.exact or proof.stop_reason not in ("time", "nodes"):  # proved, or the caller stopped it
+            proof.pv = proof.pv[:1]
+            return proof, proof.nodes
+        return None, proof.nodes
+    share = budget.share(1.0, time_ms)
+    nodes = share.max_nodes
+    if time_ms is not None:
+        nodes = min(nodes or EXACT_NODES_PER_MS * time_ms, EXACT_NODES_PER_MS * time_ms)
+    if not exact_affordable(free, nodes):
+        return None, None
+    return solve(position, share, top_n, Deadline(share, stop)), 0
+
+
+def _proof_affordable(free: int, nodes: int | None, time_ms: float | None, per_ms: int) -> bool:
     """Whether a native proof from ``free`` undrawn lines is likely to end within ``nodes`` nodes and
-    ``time_ms`` milliseconds (None: no such limit)."""
-    budgets = [n for n in (nodes, None if time_ms is None else time_ms * NATIVE_NODES_PER_MS) if n is not None]
+    ``time_ms`` milliseconds at ``per_ms`` nodes a millisecond (None: no such limit)."""
+    budgets = [n for n in (nodes, None if time_ms is None else time_ms * per_ms) if n is not None]
     return not budgets or min(budgets) >= PROOF_NODES_AT_20 * PROOF_GROWTH ** (free - 20)
 
 

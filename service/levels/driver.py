@@ -1,5 +1,6 @@
-"""The best-move driver every game shares: find the level, merge its budget with the caller's, seed, run the
-level's strategy under one Deadline, time it."""
+"""The best-move driver every game shares: find the level, make the call's ``Budget`` (``budget.py``: the
+caller's limits beside the level's), seed, run the level's strategy under one Deadline, time it, and answer the
+alternatives best first."""
 
 from __future__ import annotations
 
@@ -11,12 +12,13 @@ from typing import Any
 from service.core.contract import Position
 from service.core.errors import GameOverError, UnknownLevel
 from service.core.seeds import seeded_int
-from service.core.values import Level, Limits, SearchResult, StopSignal
-from service.search.deadline import Deadline, given_limit, never
+from service.core.values import Level, Limits, Purpose, ScoredMove, SearchResult, StopSignal, as_stop
+from service.levels.budget import Budget
+from service.search.deadline import Deadline, never
 
-# A level's way of choosing a move: (position, limits, rng, top_n, stop) -> SearchResult. ``stop`` is the
-# call's Deadline: pass it on to ``search``/``mcts`` as their ``stop``.
-Strategy = Callable[[Any, Limits, random.Random, int, StopSignal], SearchResult]
+# A level's way of choosing a move: (position, budget, rng, top_n, stop) -> SearchResult. ``budget.limits`` are
+# the search's bounds; ``stop`` is the call's Deadline: pass it on to ``search``/``mcts`` as their ``stop``.
+Strategy = Callable[[Any, Budget, random.Random, int, Deadline], SearchResult]
 
 
 @dataclass(frozen=True)
@@ -50,24 +52,10 @@ class GameLevels:
         seed: int | str = 0,
         top_n: int = 1,
         stop: StopSignal = never,
+        purpose: Purpose = "play",
     ) -> SearchResult:
         """``play_level`` for this game."""
-        return play_level(self, position, level, limits, seed, top_n, stop)
-
-
-def merge_limits(level: Limits, caller: Limits | None) -> Limits:
-    """The level's limits with the caller's where the caller gave one (non-positive = not given)."""
-    caller = caller or Limits()
-    return Limits(
-        max_time_ms=_pick(level.max_time_ms, caller.max_time_ms),
-        max_depth=_pick(level.max_depth, caller.max_depth),
-        max_nodes=_pick(level.max_nodes, caller.max_nodes),
-    )
-
-
-def _pick(mine: int | None, theirs: int | None) -> int | None:
-    given = given_limit(theirs)
-    return given if given is not None else given_limit(mine)
+        return play_level(self, position, level, limits, seed, top_n, stop, purpose=purpose)
 
 
 def play_level(
@@ -78,20 +66,36 @@ def play_level(
     seed: int | str,
     top_n: int,
     stop: StopSignal = never,
+    *,
+    cap_ms: int | None = None,
+    purpose: Purpose = "play",
 ) -> SearchResult:
-    """Choose a move at ``level`` (None or "": the game's default level) within ``limits`` (the caller's win
-    over the level's where given; 0 or negative means not given, as proto3 sends them).
+    """Choose a move at ``level`` (None or "": the game's default level) within the ``Budget`` of the caller's
+    ``limits`` (as asked; 0 or negative means not given, as proto3 sends them), the level's own, the server's
+    ``cap_ms`` and the ``end`` of ``stop`` (the call's deadline), for ``purpose`` (``analysis``: no seeded
+    variety).
 
     Raises GameOverError (field ``position``) on a finished game and UnknownLevel (field ``level``). The
     strategy runs with ``rng = random.Random(seed)`` (a string seed goes through ``seeded_int``), ``top_n`` at
-    least 1, and a Deadline composing the merged time limit with the caller's ``stop``. Same arguments and no
-    time limit: same answer. ``elapsed_ms`` is filled from the call's start."""
+    least 1, and a Deadline composing the budget's time limit with the caller's ``stop``. Same arguments and no
+    time limit: same answer. ``elapsed_ms`` is filled from the call's start; the alternatives come best first
+    from the mover's view (``sort_alternatives``)."""
     if position.to_move == 0:
         raise GameOverError("the game is over: there is no move to choose", "position")
     spec = levels.level(level)
-    merged = merge_limits(spec.limits, limits)
+    budget = Budget(spec.limits, limits or Limits(), cap_ms, as_stop(stop).end, purpose)
     rng = random.Random(seeded_int(seed) if isinstance(seed, str) else seed)
-    deadline = Deadline(merged, stop)
-    result = levels.strategies[spec.name](position, merged, rng, max(1, int(top_n or 1)), deadline)
+    deadline = Deadline(budget.limits, stop)
+    result = levels.strategies[spec.name](position, budget, rng, max(1, int(top_n or 1)), deadline)
     result.elapsed_ms = deadline.elapsed_ms()
+    sort_alternatives(result)
     return result
+
+
+def sort_alternatives(result: SearchResult) -> None:
+    """``result``'s alternatives best first from the mover's view (a stable sort: equal values keep the level's
+    order), with the answer's move among them."""
+    result.alternatives.sort(key=lambda scored: -scored.value)
+    if result.alternatives and all(scored.move != result.move for scored in result.alternatives):
+        result.alternatives[-1:] = [ScoredMove(result.move, result.value, result.exact)]
+        result.alternatives.sort(key=lambda scored: -scored.value)

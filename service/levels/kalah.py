@@ -10,20 +10,21 @@ from __future__ import annotations
 
 from typing import Any
 
-from service.core.values import Level, Limits, SearchResult, StopSignal
+from service.core.values import Level, Limits, SearchResult
 from service.engines.kalah import KalahPosition
 from service.levels import variety
+from service.levels.budget import Budget, Reach
 from service.levels.driver import GameLevels
-from service.levels.native_search import callers_resources, native_search, solve_reach
+from service.levels.native_search import planned_search
 from service.native import engine
-from service.search import greedy, search
+from service.search import Deadline, greedy, search
 
 # Seeded variety: the searching levels pick by their seed among the moves within this many seeds of the best
 # (a proved answer only among equals); hard only in the opening (``variety.opening``).
 MARGIN = 1.5
 
 
-def _easy(position: KalahPosition, limits: Limits, rng: Any, top_n: int, stop: StopSignal) -> SearchResult:
+def _easy(position: KalahPosition, budget: Budget, rng: Any, top_n: int, stop: Deadline) -> SearchResult:
     """A beginner: takes a free move when it sees one, otherwise any pit (greedy's random tie-break). The
     key is in seeds: the store margin now, plus the seed a free move drops into the mover's store."""
     margin = position.final_value(position.to_move)
@@ -31,11 +32,13 @@ def _easy(position: KalahPosition, limits: Limits, rng: Any, top_n: int, stop: S
     return greedy(position, lambda p, move: margin + (move in free), rng, top_n)
 
 
-def _medium(position: KalahPosition, limits: Limits, rng: Any, top_n: int, stop: StopSignal) -> SearchResult:
+def _medium(position: KalahPosition, budget: Budget, rng: Any, top_n: int, stop: Deadline) -> SearchResult:
     """Alpha-beta to the level's depth (4 plies) counting only the stores: blind to threats past it. It stays
     on the Python search (the native kernel's evaluation is hard's; a 4-ply search costs little)."""
-    choice = variety.choose(rng, stop, MARGIN, top_n)
-    result = search(position, limits, stop=stop, top_n=choice.width, rng=rng, evaluate=KalahPosition.store_difference)
+    choice = variety.choose(rng, stop, MARGIN, top_n, budget.varied)
+    result = search(
+        position, budget.limits, stop=stop, top_n=choice.width, rng=rng, evaluate=KalahPosition.store_difference
+    )
     return choice.pick(result, top_n)
 
 
@@ -58,30 +61,33 @@ SOLVE_AT, SOLVE_AT_MS, SOLVE_GROWTH = 28, 139.0, 2.6
 HARD_LIMITS = Limits(max_nodes=HARD_NODES)
 
 
-def solve_seeds(position: KalahPosition, limits: Limits) -> int:
-    """From how many seeds in the pits hard proves ``position`` to the end under ``limits`` (the caller's
-    resources, ``callers_resources``): ``SOLVE_SEEDS``, or as many more as a time of the caller's without a node
-    budget allows on the native search engine (measured: see the constants)."""
+def reach(position: KalahPosition) -> Reach:
+    """How far from the end (seeds in the pits) hard proves ``position``: from ``SOLVE_SEEDS``, or as many more as
+    the caller's time allows on the native search engine, boards of at most six pits a side (measured: see the
+    constants)."""
     if position.pits_per_side > 6 or not engine.available("kalah"):
-        return SOLVE_SEEDS
-    return solve_reach(limits, SOLVE_SEEDS, SOLVE_AT, SOLVE_AT_MS, SOLVE_GROWTH)
+        return Reach(SOLVE_SEEDS)
+    return Reach(SOLVE_SEEDS, SOLVE_AT, SOLVE_AT_MS, SOLVE_GROWTH)
 
 
-def _hard(position: KalahPosition, limits: Limits, rng: Any, top_n: int, stop: StopSignal) -> SearchResult:
+def _hard(position: KalahPosition, budget: Budget, rng: Any, top_n: int, stop: Deadline) -> SearchResult:
     """Iterative-deepening alpha-beta with ``KalahPosition.evaluate``: under the level's node budget when no
     time is given (no depth cap, so the answer does not depend on the clock), until the time is up when it
-    is; from ``SOLVE_SEEDS`` seeds in the pits the solve mode, straight to the end of the game after
-    ``SOLVE_LEAD`` iterations. It ends early, exact, once every line reaches the end. Extra turns need no
-    care here: the search keeps the sign of a child whose seat to move has not changed. The native search
-    engine when it is there, else the Python search; then, in the opening (``variety.opening``), the seeded
-    pick."""
-    limits = callers_resources(limits, HARD_LIMITS)
-    solve = limits.max_depth is None and position.seeds_in_play() <= solve_seeds(position, limits)
+    is; within ``reach`` of the end the solve mode, straight to the end of the game after ``SOLVE_LEAD``
+    iterations (a proof tried first a little further where a generous time allows: ``Budget.plan``). It ends
+    early, exact, once every line reaches the end. Extra turns need no care here: the search keeps the sign of
+    a child whose seat to move has not changed. The native search engine when it is there, else the Python
+    search; then, in the opening (``variety.opening``) of a game played, the seeded pick."""
+    plan = budget.plan(position.seeds_in_play(), reach(position))
     seeds = 2 * position.pits_per_side * position.seeds_per_pit
-    choice = variety.choose(rng, stop, MARGIN, top_n, not solve and variety.opening(sum(position.scores()), seeds))
-    result = native_search(position, limits, stop, choice.width, solve=solve, solve_lead=SOLVE_LEAD)
+    varied = budget.varied and plan == "search" and variety.opening(sum(position.scores()), seeds)
+    choice = variety.choose(rng, stop, MARGIN, top_n, varied)
+    result = planned_search(position, budget, plan, stop, choice.width, SOLVE_LEAD)
     if result is None:
-        result = search(position, limits, stop=stop, top_n=choice.width, rng=rng, solve=solve, solve_lead=SOLVE_LEAD)
+        solve = plan == "solve"
+        result = search(
+            position, budget.limits, stop=stop, top_n=choice.width, rng=rng, solve=solve, solve_lead=SOLVE_LEAD
+        )
     return choice.pick(result, top_n)
 
 

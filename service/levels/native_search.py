@@ -3,20 +3,17 @@
 (not built, ``GAMERULES_NO_NATIVE=1``, a board its kernel does not hold): the level then stays on the Python
 search.
 
-The budget contract (``docs/api.md``): a level sets the skill, the caller's ``max_time_ms``, ``max_depth`` and
-``max_nodes`` set the resources. A level's own node budget keeps its answer reproducible for a seed when the
-caller gives no time; when the caller gives a time of its own and no node budget, the time alone bounds the
-search (``callers_resources``), so a given time is used until it is spent or the game is proved.
+The limits it takes are the call's ``Budget.limits`` (``budget.py``: the budget contract of ``docs/api.md``).
 """
 
 from __future__ import annotations
 
-import math
+import time
 from typing import Any
 
 from service.core.values import Limits, SearchResult, StopSignal
+from service.levels.budget import TRY_SHARE, Budget, Plan
 from service.native import engine
-from service.search.deadline import given_limit
 
 # Native nodes per node of a budget (a level's ``max_nodes``, a caller's, the answer's ``nodes``): one. A budget
 # counts the search's own nodes on both paths; a native node is the same node of the same search (same
@@ -26,26 +23,6 @@ from service.search.deadline import given_limit
 # costs what it did); one to one keeps the same nodes for a fraction of the bill (the cost per best move,
 # ``python -m bench.native_levels``).
 NATIVE_NODE_WEIGHT = 1
-
-
-def callers_resources(limits: Limits, level: Limits) -> Limits:
-    """``limits`` (the level's own merged with the caller's) without the level's node budget when the caller
-    gave a time of its own and no node budget: the caller's time is then used until it is spent."""
-    callers_time = limits.max_time_ms is not None and limits.max_time_ms != level.max_time_ms
-    if callers_time and level.max_nodes is not None and limits.max_nodes == level.max_nodes:
-        return Limits(max_time_ms=limits.max_time_ms, max_depth=limits.max_depth)
-    return limits
-
-
-def solve_reach(limits: Limits, own: int, at: int, at_ms: float, growth: float) -> int:
-    """From how far from the end (empty squares, seeds in the pits) a level proves the game natively under
-    ``limits`` (the caller's resources): its ``own`` threshold, or, with a time of the caller's and no node
-    budget, as far as that time allows, never less: ``at`` where the level's measured solves took at most
-    ``at_ms`` (CPU), one further for each ``growth`` times more time."""
-    time_ms = given_limit(limits.max_time_ms)
-    if limits.max_nodes is not None or time_ms is None:
-        return own
-    return max(own, at + math.floor(math.log(time_ms / at_ms, growth)))
 
 
 def native_search(
@@ -69,3 +46,29 @@ def native_search(
         node_weight=NATIVE_NODE_WEIGHT,
         learned=learned,
     )
+
+
+def planned_search(
+    position: Any,
+    budget: Budget,
+    plan: Plan,
+    stop: StopSignal,
+    top_n: int,
+    solve_lead: int,
+    learned: bool = False,
+) -> SearchResult | None:
+    """The native search under ``budget`` as ``plan`` says (``Budget.plan``): the search, the solve mode, or a
+    proof tried with ``TRY_SHARE`` of the time left and, when it does not end, the search with the rest; None
+    when the engine cannot take the position."""
+    if plan != "try":
+        return native_search(position, budget.limits, stop, top_n, plan == "solve", solve_lead, learned)
+    began = time.monotonic()
+    left = budget.time_left_ms() or 0.0
+    share = budget.share(1.0, max(1, int(left * TRY_SHARE)))
+    proof = native_search(position, share, stop, top_n, True, solve_lead, learned)
+    if proof is None or proof.exact or proof.stop_reason not in ("time", "nodes"):  # proved, or the caller stopped
+        return proof
+    found = native_search(position, budget.rest(proof.nodes, began), stop, top_n, learned=learned)
+    if found is not None:
+        found.nodes += proof.nodes
+    return found

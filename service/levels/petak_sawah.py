@@ -9,13 +9,14 @@ from __future__ import annotations
 from random import Random
 from typing import Any
 
-from service.core.values import Level, Limits, SearchResult, StopSignal
+from service.core.values import Level, Limits, SearchResult
 from service.engines.petak_sawah import PetakSawahPosition
 from service.levels import variety
+from service.levels.budget import Budget, Reach
 from service.levels.driver import GameLevels
-from service.levels.native_search import callers_resources, native_search, solve_reach
+from service.levels.native_search import planned_search
 from service.native import engine
-from service.search import greedy, search
+from service.search import Deadline, greedy, search
 
 # Medium weighs each move by hard's evaluation one move deep. Deeper medium searches played almost as well as
 # hard at the benchmark's time per move, and counting only the points on the board (3 moves deep) lost to
@@ -59,37 +60,38 @@ def _margin_after(position: Any, move: Any) -> float:
     return margin_now(position.play(move), seat)
 
 
-def _easy(position: Any, limits: Limits, rng: Random, top_n: int, stop: StopSignal) -> SearchResult:
+def _easy(position: Any, budget: Budget, rng: Random, top_n: int, stop: Deadline) -> SearchResult:
     return greedy(position, _margin_after, rng, top_n, moves=position.legal_moves())
 
 
-def _medium(position: Any, limits: Limits, rng: Random, top_n: int, stop: StopSignal) -> SearchResult:
-    choice = variety.choose(rng, stop, MARGIN, top_n)
-    return choice.pick(search(position, limits, stop=stop, top_n=choice.width, rng=rng), top_n)
+def _medium(position: Any, budget: Budget, rng: Random, top_n: int, stop: Deadline) -> SearchResult:
+    choice = variety.choose(rng, stop, MARGIN, top_n, budget.varied)
+    return choice.pick(search(position, budget.limits, stop=stop, top_n=choice.width, rng=rng), top_n)
 
 
-def solve_empties(position: PetakSawahPosition, limits: Limits) -> int:
-    """From how many empty cells hard proves ``position`` to its end under ``limits`` (the caller's resources,
-    ``callers_resources``): ``HARD_SOLVE_EMPTIES``, or as many more as a time of the caller's without a node
-    budget allows on the native search engine (measured: see the constants)."""
+def reach(position: PetakSawahPosition) -> Reach:
+    """How far from the end (empty cells) hard proves ``position``: from ``HARD_SOLVE_EMPTIES``, or as many more as
+    the caller's time allows on the native search engine (measured: see the constants)."""
     if not engine.holds(position):
-        return HARD_SOLVE_EMPTIES
-    return solve_reach(limits, HARD_SOLVE_EMPTIES, SOLVE_AT, SOLVE_AT_MS, SOLVE_GROWTH)
+        return Reach(HARD_SOLVE_EMPTIES)
+    return Reach(HARD_SOLVE_EMPTIES, SOLVE_AT, SOLVE_AT_MS, SOLVE_GROWTH)
 
 
-def _hard(position: Any, limits: Limits, rng: Random, top_n: int, stop: StopSignal) -> SearchResult:
+def _hard(position: Any, budget: Budget, rng: Random, top_n: int, stop: Deadline) -> SearchResult:
     """The search under the level's node budget, or the caller's time when given (the native search engine
-    when it takes the board, else the Python search); the solve mode from ``solve_empties`` empty cells;
-    then, in the opening (``variety.opening``), the seeded pick."""
-    limits = callers_resources(limits, HARD_LIMITS)
+    when it takes the board, else the Python search); the solve mode within ``reach`` of the end (a proof tried
+    first a little further where a generous time allows: ``Budget.plan``); then, in the opening
+    (``variety.opening``) of a game played, the seeded pick."""
     empty = position.empty.bit_count()
-    solve = limits.max_depth is None and empty <= solve_empties(position, limits)
+    plan = budget.plan(empty, reach(position))
     taken = (position.own1 | position.own2).bit_count()
-    choice = variety.choose(rng, stop, MARGIN, top_n, not solve and variety.opening(taken, taken + empty))
-    result = native_search(position, limits, stop, choice.width, solve=solve, solve_lead=HARD_SOLVE_LEAD)
+    varied = budget.varied and plan == "search" and variety.opening(taken, taken + empty)
+    choice = variety.choose(rng, stop, MARGIN, top_n, varied)
+    result = planned_search(position, budget, plan, stop, choice.width, HARD_SOLVE_LEAD)
     if result is None:
+        solve = plan == "solve"
         result = search(
-            position, limits, stop=stop, top_n=choice.width, rng=rng, solve=solve, solve_lead=HARD_SOLVE_LEAD
+            position, budget.limits, stop=stop, top_n=choice.width, rng=rng, solve=solve, solve_lead=HARD_SOLVE_LEAD
         )
     return choice.pick(result, top_n)
 

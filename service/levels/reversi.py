@@ -11,16 +11,17 @@ from typing import Any
 from service.core.values import Level, Limits, ScoredMove, SearchResult, StopSignal
 from service.engines.reversi import PASS, ReversiPosition
 from service.levels import reversi_learned, variety
+from service.levels.budget import Budget, Reach
 from service.levels.driver import GameLevels
-from service.levels.native_search import callers_resources, native_search, solve_reach
+from service.levels.native_search import planned_search
 from service.levels.reversi_endgame import endgame_value as _endgame_value
 from service.native import engine
-from service.search import Plugins, greedy, never, search
+from service.search import Deadline, Plugins, greedy, never, search
 
 PLUGINS = Plugins(endgame=_endgame_value)  # what expert hands the search in solve mode
 
 
-def _beginner(position: ReversiPosition, limits: Limits, rng: Any, top_n: int, stop: StopSignal) -> SearchResult:
+def _beginner(position: ReversiPosition, budget: Budget, rng: Any, top_n: int, stop: Deadline) -> SearchResult:
     """The move that flips the most discs now. Its value is the disc margin right after it (each flip moves
     the margin by two, the new disc by one), so the greedy key is already in the game's units."""
     margin = position.final_value(position.to_move)
@@ -52,7 +53,7 @@ def _corner_hunter_key(position: ReversiPosition, move: Any) -> float:
     return key - 1_000 * replies.bit_count() + position.flip_count(move)
 
 
-def _corner_hunter(position: ReversiPosition, limits: Limits, rng: Any, top_n: int, stop: StopSignal) -> SearchResult:
+def _corner_hunter(position: ReversiPosition, budget: Budget, rng: Any, top_n: int, stop: Deadline) -> SearchResult:
     """``_corner_hunter_key``'s choice. The key only ranks moves, so the values reported are, like the
     beginner's, the disc margin right after each move (alternatives stay in the level's order of preference)."""
     result = greedy(position, _corner_hunter_key, rng, top_n)
@@ -91,21 +92,20 @@ SOLVE_LEAD = MIDGAME_DEPTH  # iterations before the solve leaps to the end: the 
 # --only reversi --games 20 --positions 12``: 11 wins, 2 draws, 7 losses). A budget keeps the answer the same on
 # every machine.
 EXPERT_NODES = 30_000
-# The expert's own limits: the node budget, and a time no longer than the server's cap on a search.
-EXPERT_LIMITS = Limits(max_time_ms=10_000, max_nodes=EXPERT_NODES)
+# The expert's own limits: the node budget (the server's cap bounds its time).
+EXPERT_LIMITS = Limits(max_nodes=EXPERT_NODES)
 # Seeded variety: in the opening (``variety.opening``) expert picks by its seed among the moves within this many
 # discs of the best (the search's estimate of the final margin; a proved answer picks only among equals).
 EXPERT_MARGIN = 1.0
 
 
-def exact_empties(position: ReversiPosition, limits: Limits = EXPERT_LIMITS) -> int:
-    """From how many empty squares expert solves ``position`` exactly under ``limits`` (the caller's resources,
-    ``callers_resources``): on 8x8 with the native search engine ``EXACT_EMPTIES_NATIVE``, or as many more as a
-    time of the caller's without a node budget allows; ``EXACT_EMPTIES`` otherwise (measured: see the
-    constants)."""
+def reach(position: ReversiPosition) -> Reach:
+    """How far from the end expert proves ``position``: on 8x8 with the native search engine from
+    ``EXACT_EMPTIES_NATIVE`` empty squares, or as many more as the caller's time allows (measured: see the
+    constants); from ``EXACT_EMPTIES`` otherwise."""
     if position.size != 8 or not engine.available("reversi"):
-        return EXACT_EMPTIES
-    return solve_reach(limits, EXACT_EMPTIES_NATIVE, SOLVE_AT, SOLVE_AT_MS, SOLVE_GROWTH)
+        return Reach(EXACT_EMPTIES)
+    return Reach(EXACT_EMPTIES_NATIVE, SOLVE_AT, SOLVE_AT_MS, SOLVE_GROWTH)
 
 
 # The learned evaluation (``reversi_learned.py``: the hand-written estimate corrected by pattern weights),
@@ -118,29 +118,29 @@ LEARNED = reversi_learned.shipped()
 LEARNED.hand_to_native()  # the native kernel's table: once, here (False without the engine: nothing to hand)
 
 
-def _expert(position: ReversiPosition, limits: Limits, rng: Any, top_n: int, stop: StopSignal) -> SearchResult:
+def _expert(position: ReversiPosition, budget: Budget, rng: Any, top_n: int, stop: Deadline) -> SearchResult:
     """``expert_search`` with the learned evaluation (8x8; other sizes keep the hand-written one), then, in the
-    opening (``variety.opening``), the seeded pick among the moves within ``EXPERT_MARGIN`` of the best."""
-    limits = callers_resources(limits, EXPERT_LIMITS)
-    solving = limits.max_depth is None and position.empties() <= exact_empties(position, limits)
+    opening (``variety.opening``) of a game played, the seeded pick among the moves within ``EXPERT_MARGIN`` of
+    the best."""
+    plan = budget.plan(position.empties(), reach(position))
     squares = position.size * position.size - 4
-    varied = not solving and variety.opening(squares - position.empties(), squares)
+    varied = budget.varied and plan == "search" and variety.opening(squares - position.empties(), squares)
     choice = variety.choose(rng, stop, EXPERT_MARGIN, top_n, varied)
-    return choice.pick(expert_search(position, limits, stop, choice.width, LEARNED), top_n)
+    return choice.pick(expert_search(position, budget, stop, choice.width, LEARNED), top_n)
 
 
 def expert_search(
     position: ReversiPosition,
-    limits: Limits,
+    budget: Budget | Limits,
     stop: StopSignal = never,
     top_n: int = 1,
     evaluate: Callable[[Any, int], float] | None = None,
 ) -> SearchResult:
-    """The expert's search under ``limits`` (its own merged with the caller's). From ``exact_empties`` empty
-    squares the solve mode (straight to the end of the game after ``SOLVE_LEAD`` shallow iterations), proved
-    exact whenever the solve fits the budget; before that iterative deepening. A caller's ``max_depth``
-    replaces this choice: plain iterative deepening to that depth. A caller's time without a node budget is
-    used until it is spent or the game is proved (``native_search.callers_resources``).
+    """The expert's search under ``budget`` (``Limits`` are read as the caller's, beside the level's own). Within
+    ``reach`` of the end the solve mode (straight to the end of the game after ``SOLVE_LEAD`` shallow
+    iterations), proved exact whenever the solve fits the budget; before that iterative deepening, after a proof
+    tried first where a generous time of the caller's allows (``Budget.plan``). A caller's ``max_depth``
+    replaces this choice: plain iterative deepening to that depth.
 
     ``evaluate``: None for ``position.evaluate``, or a learned evaluation (``reversi_learned.PatternEvaluation``).
     The native search engine (boards up to 8x8) searches with no depth cap and proves with the kernel's
@@ -148,18 +148,18 @@ def expert_search(
     (``hand_to_native``; another evaluation stays on the Python search); the Python search stops at
     ``MIDGAME_DEPTH`` when the caller gave no resources of its own, and proves its last ``ENDGAME_EMPTIES``
     squares in the endgame solver (``reversi_endgame.py``)."""
-    callers_time = limits.max_time_ms is not None and limits.max_time_ms != EXPERT_LIMITS.max_time_ms
-    limits = callers_resources(limits, EXPERT_LIMITS)
-    solving = limits.max_depth is None and position.empties() <= exact_empties(position, limits)
+    if isinstance(budget, Limits):
+        budget = Budget(EXPERT_LIMITS, budget)
+    plan = budget.plan(position.empties(), reach(position))
     learned = isinstance(evaluate, reversi_learned.PatternEvaluation) and evaluate.in_native()
     if evaluate is None or learned:
-        found = native_search(position, limits, stop, top_n, solve=solving, solve_lead=SOLVE_LEAD, learned=learned)
+        found = planned_search(position, budget, plan, stop, top_n, SOLVE_LEAD, learned)
         if found is not None:
             return found
-    if solving:
+    if plan == "solve":
         return search(
             position,
-            limits,
+            budget.limits,
             stop=stop,
             top_n=top_n,
             evaluate=evaluate,
@@ -167,9 +167,7 @@ def expert_search(
             solve_lead=SOLVE_LEAD,
             plugins=PLUGINS,
         )
-    if limits.max_depth is None and not callers_time and limits.max_nodes == EXPERT_NODES:
-        limits = Limits(max_time_ms=limits.max_time_ms, max_depth=MIDGAME_DEPTH, max_nodes=limits.max_nodes)
-    return search(position, limits, stop=stop, top_n=top_n, evaluate=evaluate)
+    return search(position, budget.unless_given(MIDGAME_DEPTH), stop=stop, top_n=top_n, evaluate=evaluate)
 
 
 LEVELS = GameLevels(

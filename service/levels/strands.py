@@ -14,32 +14,35 @@ from __future__ import annotations
 
 from typing import Any
 
-from service.core.values import Level, Limits, SearchResult, StopSignal
+from service.core.values import Level, Limits, SearchResult
 from service.engines.strands import StrandsPosition
+from service.levels.budget import Budget
 from service.levels.driver import GameLevels
 from service.levels.native_search import native_search
 from service.native import mcts as native
-from service.search import greedy, mcts, search
+from service.search import Deadline, greedy, mcts, search
 
 
-def _easy(position: StrandsPosition, limits: Limits, rng: Any, top_n: int, stop: StopSignal) -> SearchResult:
+def _easy(position: StrandsPosition, budget: Budget, rng: Any, top_n: int, stop: Deadline) -> SearchResult:
     mover = position.to_move
     return greedy(position, lambda p, m: p.play(m).evaluate(mover), rng, top_n)
 
 
-def _alpha_beta(position: StrandsPosition, limits: Limits, rng: Any, top_n: int, stop: StopSignal) -> SearchResult:
+def _alpha_beta(position: StrandsPosition, budget: Budget, rng: Any, top_n: int, stop: Deadline) -> SearchResult:
     """The alpha-beta search (``medium``, and ``hard`` once every full cover fits): on the native engine when it
     holds the position, else in Python."""
+    limits = budget.limits
     found = native_search(position, limits, stop, top_n)
     if found is not None:
         return found
     return search(position, limits, stop=stop, top_n=top_n, rng=rng)
 
 
-def _hard(position: StrandsPosition, limits: Limits, rng: Any, top_n: int, stop: StopSignal) -> SearchResult:
+def _hard(position: StrandsPosition, budget: Budget, rng: Any, top_n: int, stop: Deadline) -> SearchResult:
     if position.search_moves_complete():
         # Every full cover fits the search from here to the end: alpha-beta can prove the result.
-        return _alpha_beta(position, limits, rng, top_n, stop)
+        return _alpha_beta(position, budget, rng, top_n, stop)
+    limits = budget.limits
     found = native.mcts(position, limits, stop=stop, top_n=top_n, rng=rng)
     if found is not None:
         return found

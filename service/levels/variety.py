@@ -19,7 +19,8 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass
 
-from service.core.values import ScoredMove, SearchResult, StopSignal
+from service.core.values import ScoredMove, SearchResult
+from service.search.deadline import Deadline
 
 WIDTH = 4  # root moves scored exactly for the pick
 OPENING_SHARE = 4  # the opening is the game's first 1/OPENING_SHARE
@@ -72,7 +73,7 @@ class Choice:
         return pick(result, self.drawn, self.margin, top_n)
 
 
-def choose(rng: random.Random, stop: StopSignal, margin: float, top_n: int, varied: bool = True) -> Choice:
+def choose(rng: random.Random, stop: Deadline, margin: float, top_n: int, varied: bool = True) -> Choice:
     """The level's ``Choice``: with ``varied`` (a lighter level always, a strongest level in the ``opening``)
     among the moves within ``margin`` of the best, scoring ``width(top_n)`` root moves; otherwise its best move,
     scoring the ``top_n`` asked for. Streamed iterations of ``stop`` show the same pick."""
@@ -81,8 +82,8 @@ def choose(rng: random.Random, stop: StopSignal, margin: float, top_n: int, vari
     return choice
 
 
-def report_picks(stop: StopSignal, drawn: float, margin: float, top_n: int) -> None:
+def report_picks(stop: Deadline, drawn: float, margin: float, top_n: int) -> None:
     """Make ``stop``'s iteration reports (streamed analysis), when it has them, show the pick."""
-    report = getattr(stop, "on_iteration", None)
+    report = stop.on_iteration
     if report is not None:
-        stop.on_iteration = lambda partial: report(pick(partial, drawn, margin, top_n))  # type: ignore[attr-defined]
+        stop.on_iteration = lambda partial: report(pick(partial, drawn, margin, top_n))

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from service import native as kernels
-from service.core import GameOverError, Limits, ScoredMove, SearchResult, StopSignal
+from service.core import GameOverError, Limits, ScoredMove, SearchResult, Stop, StopSignal, as_stop
 from service.native import dots_and_boxes, kalah, petak_sawah, reversi, strands
 
 LIBRARY = "gamerules_native"
@@ -59,6 +59,7 @@ class _Limits(ctypes.Structure):
         ("end_at", ctypes.c_double),
         ("aspiration", ctypes.c_double),
         ("tt_entries", ctypes.c_uint64),
+        ("spend_at", ctypes.c_double),
     )
 
 
@@ -214,18 +215,18 @@ class Kernel:
         return int(_function("gr_plies_left")(self._name, state))  # type: ignore[misc]
 
 
-def _ends(limits: Limits, stop: StopSignal | None, began: float) -> tuple[float, float]:
+def _ends(limits: Limits, stop: Stop | None, began: float) -> tuple[float, float]:
     """(the search's own time limit, the caller's end) as ``time.monotonic()`` instants, 0 for none: the
     time limit, and the ``end`` a Deadline-like stop signal knows (the search stops there and asks the
     signal why; a new iteration is not begun when the last one would not fit before its own limit)."""
     own = 0.0
     if limits.max_time_ms is not None and limits.max_time_ms > 0:
         own = began + limits.max_time_ms / 1000.0
-    end = getattr(stop, "end", None)
+    end = None if stop is None else stop.end
     return own, float(end) if end is not None else 0.0
 
 
-def _watch(stop: StopSignal, flag: StopFlag, done: threading.Event, fired: list[Any]) -> None:
+def _watch(stop: Stop, flag: StopFlag, done: threading.Event, fired: list[Any]) -> None:
     """Ask the caller's ``stop()`` every few milliseconds while the search runs; raise the flag once it fires."""
     while not done.wait(_POLL_SECONDS):
         answer = stop()
@@ -236,7 +237,7 @@ def _watch(stop: StopSignal, flag: StopFlag, done: threading.Event, fired: list[
 
 
 def run_watched(
-    call: Callable[[], int], stop: StopSignal | None, flag: StopFlag, raised: list[BaseException]
+    call: Callable[[], int], stop: Stop | None, flag: StopFlag, raised: list[BaseException]
 ) -> tuple[int, Any]:
     """Run ``call`` (a native search that polls ``flag``, the GIL released) while a watcher thread asks the
     caller's ``stop()``: (the search's error code, what ``stop()`` answered when it fired, or None). An exception
@@ -245,7 +246,7 @@ def run_watched(
     fired: list[Any] = []
     done = threading.Event()
     watcher = None
-    if stop is not None and not getattr(stop, "clock_only", False):
+    if stop is not None and not stop.clock_only:
         first = stop()
         if first:
             flag.set()
@@ -264,14 +265,14 @@ def run_watched(
     return error, fired[0] if fired else None
 
 
-def stop_reason(reason: str, stop: StopSignal | None, fired: Any) -> str:
+def stop_reason(reason: str, stop: Stop | None, fired: Any) -> str:
     """The answer's stop reason: the C loop's, except that a stop on the clock or the flag is told as the
     caller's stop signal says it, as the Python search reports it: the word it returned ("deadline"), or the
     reason of a Deadline it is (the C loop only saw the flag or the clock)."""
     if stop is not None and reason in ("time", "cancelled"):
         answer = fired or stop()
         if answer:
-            return answer if isinstance(answer, str) else getattr(stop, "reason", "") or "cancelled"
+            return answer if isinstance(answer, str) else stop.reason or "cancelled"
     return reason
 
 
@@ -312,7 +313,8 @@ def search(
     limits = limits or Limits()
     began = time.monotonic()
     flag = flag or StopFlag()
-    own_end, caller_end = _ends(limits, stop, began)
+    signal = None if stop is None else as_stop(stop)
+    own_end, caller_end = _ends(limits, signal, began)
     c_limits = _Limits(
         max_depth=max(0, limits.max_depth or 0),
         solve=int(solve),
@@ -323,20 +325,21 @@ def search(
         end_at=caller_end,
         aspiration=aspiration,
         tt_entries=max(0, tt_entries),
+        spend_at=began + limits.spend * (own_end - began) if own_end else 0.0,
     )
     result = _Result()
     answer = _Answering(position, adapter, began, max(1, node_weight), position.search_moves_complete())
     raised: list[BaseException] = []
-    report = _reporter(getattr(stop, "on_iteration", None), answer, flag, raised)
+    report = _reporter(None if signal is None else signal.on_iteration, answer, flag, raised)
     error, fired = run_watched(
         lambda: run(adapter.KERNEL.encode(), state, ctypes.byref(c_limits), flag.ref, ctypes.byref(result), report),
-        stop,
+        signal,
         flag,
         raised,
     )
     if error:
         raise RuntimeError(f"the native search refused the position (error {error})")
-    reason = stop_reason(_REASONS.get(result.stop_reason, ""), stop, fired)
+    reason = stop_reason(_REASONS.get(result.stop_reason, ""), signal, fired)
     return answer(result, reason, iterations)
 
 

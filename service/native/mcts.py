@@ -19,7 +19,7 @@ import time
 from typing import Any
 
 from service import native as kernels
-from service.core import GameOverError, Limits, ScoredMove, SearchResult, StopSignal
+from service.core import GameOverError, Limits, ScoredMove, SearchResult, StopSignal, as_stop
 from service.native.engine import ADAPTERS, LIBRARY, StopFlag, _ends, position_game, run_watched, stop_reason
 
 DEFAULT_ITERATIONS = 1000  # with neither a node nor a time limit (service.search.mcts.DEFAULT_ITERATIONS)
@@ -114,8 +114,9 @@ def mcts(
         limits = Limits(max_nodes=DEFAULT_ITERATIONS)
     began = time.monotonic()
     flag = flag or StopFlag()
-    own_end, caller_end = _ends(limits, stop, began)
-    on_iteration = getattr(stop, "on_iteration", None)
+    signal = None if stop is None else as_stop(stop)
+    own_end, caller_end = _ends(limits, signal, began)
+    on_iteration = None if signal is None else signal.on_iteration
     c_limits = _Limits(
         max_iterations=max(0, limits.max_nodes or 0),
         stop_at=own_end,
@@ -144,13 +145,13 @@ def mcts(
     result = _Result()
     error, fired = run_watched(
         lambda: run(adapter.KERNEL.encode(), state, ctypes.byref(c_limits), flag.ref, callback, ctypes.byref(result)),
-        stop,
+        signal,
         flag,
         raised,
     )
     if error:
         raise RuntimeError(f"the native Monte Carlo search refused the position (error {error})")
-    reason = stop_reason(_REASONS.get(result.stop_reason, ""), stop, fired)
+    reason = stop_reason(_REASONS.get(result.stop_reason, ""), signal, fired)
     return _answer(position, adapter, result, reason, began)
 
 

@@ -172,14 +172,13 @@ def _deepen(
         left = deadline.time_left()
         if left is not None and depth > 1:
             # An iteration takes longer than the one before it: when that cannot fit, stop now (the answer
-            # would be this one anyway) and save the time.
+            # would be this one anyway) and save the time, once the share of it to be spent is (``Limits.spend``).
             now = time.monotonic()
-            if now - iteration_began > left:
+            if now - iteration_began > left and now >= deadline.spend_until:
                 deadline.reason = "time"
                 return "time"
             iteration_began = now
-        while len(tree.killers) <= depth:
-            tree.killers.append([None, None])
+        tree.reach(depth)
         try:
             if top_n == 1:
                 scores, proved = _aspirated(tree, root, root_seat, depth, answer.value, aspiration)
@@ -187,7 +186,7 @@ def _deepen(
                 scores, proved = _root_multi(tree, root, root_seat, depth, top_n)
         except Stopped:
             return deadline.reason
-        root[:] = _completed(tree, root, scores, proved, depth, answer)
+        root[:] = _completed(tree, root, root_seat, scores, proved, depth, answer)
         if deadline.on_iteration is not None:  # streamed analysis: this iteration's answer, as it stands
             deadline.on_iteration(
                 SearchResult(
@@ -204,12 +203,17 @@ def _deepen(
             return "solved"
 
 
-def _completed(tree: Tree, root: Root, scores: Scores, proved: bool, depth: int, answer: _Answer) -> Root:
-    """Take a finished iteration into ``answer``; the root reordered with its best moves first."""
+def _completed(
+    tree: Tree, root: Root, root_seat: int, scores: Scores, proved: bool, depth: int, answer: _Answer
+) -> Root:
+    """Take a finished iteration into ``answer`` (its principal variation as long as the search knows it: the
+    root pass's line, then the table's, to ``depth`` moves or, proved, to the end); the root reordered with its
+    best moves first."""
     value, best_i, _ = scores[0]
     best_move, best_child = root[best_i]
     answer.move, answer.value, answer.depth, answer.exact = best_move, value, depth, proved
-    answer.pv = tree.principal_variation(best_move, best_child, _PV_LIMIT if proved else depth)
+    after = value if best_child.to_move == root_seat else -value  # for the seat to move after the best move
+    answer.pv = tree.principal_variation(best_move, best_child, _PV_LIMIT if proved else depth, after, depth, proved)
     answer.alternatives = [ScoredMove(root[i][0], v + 0.0, p) for v, i, p in scores]
     front = [i for _, i, _ in scores]
     taken = set(front)
@@ -243,11 +247,15 @@ def _aspirated(
 def _root_single(
     tree: Tree, root: Root, root_seat: int, depth: int, alpha: float, beta: float
 ) -> tuple[float, int, bool]:
-    """One root pass for a single best move: (value, index of the best move, proved)."""
+    """One root pass for a single best move: (value, index of the best move, proved). The pass keeps its
+    principal variation in ``tree.line[0]`` (a move whose value lands inside the window, and its line)."""
     best = -INF
     best_i = 0
     all_proved = True
-    for i, (_, child) in enumerate(root):
+    line = tree.line
+    line[0] = ()
+    for i, (move, child) in enumerate(root):
+        line[1] = ()
         v, proved = tree.child(child, root_seat, depth - 1, alpha, beta, i == 0, 1)
         if v > best:
             best = v
@@ -256,6 +264,7 @@ def _root_single(
                 if v >= beta:
                     return v, i, proved
                 alpha = v
+                line[0] = [move, *line[1]]
         if not proved:
             all_proved = False
     return best, best_i, all_proved
@@ -267,10 +276,15 @@ def _root_multi(tree: Tree, root: Root, root_seat: int, depth: int, top_n: int) 
     scored: Scores = []
     floor = -INF  # the n-th best exact value so far: a move must beat it to enter the top
     all_proved = True
-    for i, (_, child) in enumerate(root):
+    line = tree.line
+    line[0] = ()
+    for i, (move, child) in enumerate(root):
+        line[1] = ()
         v, proved = tree.child(child, root_seat, depth - 1, floor, INF, i < top_n, 1)
         if not proved:
             all_proved = False
+        if not scored or v > scored[0][0]:  # the best so far (the first of equals): its line
+            line[0] = [move, *line[1]]
         if v > floor:
             scored.append((v, i, proved))
             scored.sort(key=lambda s: (-s[0], s[1]))

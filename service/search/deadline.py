@@ -6,7 +6,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 
-from service.core.values import Limits, SearchResult, StopSignal
+from service.core.values import Limits, SearchResult, Stop, StopSignal, as_stop
 
 # The clock (and the caller's stop()) is read every ``interval`` polls. The interval adapts so that reads
 # happen roughly every _TARGET_GAP seconds whatever a node costs (a Reversi node is microseconds, a Strands
@@ -16,9 +16,17 @@ _FIRST_INTERVAL = 16
 _MAX_INTERVAL = 1024
 
 
-def never() -> bool:
-    """The stop signal that never fires."""
-    return False
+class _Never(Stop):
+    """The stop signal that never fires (nothing but a clock of a Deadline over it can)."""
+
+    __slots__ = ()
+
+    @property
+    def clock_only(self) -> bool:
+        return True
+
+
+never = _Never()
 
 
 def given_limit(value: int | None) -> int | None:
@@ -28,7 +36,7 @@ def given_limit(value: int | None) -> int | None:
     return int(value)
 
 
-class Deadline:
+class Deadline(Stop):
     """The single limits/stop mechanism: ``limits.max_time_ms``, ``limits.max_nodes`` and the caller's
     ``stop()``, composed.
 
@@ -57,6 +65,7 @@ class Deadline:
         "max_nodes",
         "on_iteration",
         "reason",
+        "spend_until",
         "start",
     )
 
@@ -66,10 +75,12 @@ class Deadline:
         self.max_nodes = given_limit(limits.max_nodes)
         max_time_ms = given_limit(limits.max_time_ms)
         self._end = None if max_time_ms is None else self.start + max_time_ms / 1000.0
-        ends = [end for end in (self._end, getattr(stop, "end", None)) if end is not None]
+        # Before this instant a search begins every iteration (``Limits.spend``: the time is the caller's).
+        self.spend_until = self.start + (0.0 if max_time_ms is None else limits.spend * max_time_ms / 1000.0)
+        self._stop = as_stop(stop)
+        ends = [end for end in (self._end, self._stop.end) if end is not None]
         self.end: float | None = min(ends) if ends else None
-        self._stop = stop
-        self.on_iteration: Callable[[SearchResult], None] | None = getattr(stop, "on_iteration", None)
+        self.on_iteration: Callable[[SearchResult], None] | None = self._stop.on_iteration
         self.reason = ""
         self.interval = _FIRST_INTERVAL
         self._countdown = 1  # the first poll reads the clock: a stop() already fired is seen at once
@@ -104,8 +115,8 @@ class Deadline:
         if fired:
             if isinstance(fired, str):
                 self.reason = fired
-            elif isinstance(self._stop, Deadline):
-                self.reason = self._stop.reason or "cancelled"
+            elif self._stop.reason:  # an outer Deadline's
+                self.reason = self._stop.reason
             else:
                 self.reason = "cancelled"
             return True
@@ -118,7 +129,7 @@ class Deadline:
     def clock_only(self) -> bool:
         """Whether only the clock can fire it (no caller's stop signal under it): a native search that reads
         ``end`` itself then needs no one to ask it while it runs."""
-        return self._stop is never or bool(getattr(self._stop, "clock_only", False))
+        return self._stop.clock_only
 
     def time_left(self) -> float | None:
         """Seconds until the time limit, or None without one."""

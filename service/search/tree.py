@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import math
 from collections import defaultdict
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from service.core.values import Move
@@ -28,6 +28,9 @@ UPPER = 2  # the value is an upper bound (the search failed low)
 _ETC_DEPTH = 2  # enhanced transposition cutoffs only at nodes with at least this much depth left
 
 Entry = tuple[int, float, int, Move, bool]  # (depth, value, bound, best move, proved)
+Path = tuple[int, float, "Sequence[Move]"]  # an exact entry's line below its node, with the entry's depth and value
+
+_NO_LINE: tuple[Move, ...] = ()
 
 
 class Stopped(Exception):
@@ -43,8 +46,10 @@ class Tree:
         "expired",
         "history",
         "killers",
+        "line",
         "lines",
         "nodes",
+        "paths",
         "plugins",
         "scratch",
         "solve",
@@ -77,7 +82,20 @@ class Tree:
         self.tt_cap = max(0, tt_size)
         self.history: tuple[defaultdict[Move, int], ...] = (defaultdict(int), defaultdict(int), defaultdict(int))
         self.killers: list[list[Move]] = []
+        # The principal variation below each ply of the current root pass (the triangular table): a node whose
+        # move lands inside its window keeps that move and the line below it; a node the table (or a plug-in)
+        # answers inside its window takes the line kept with that answer (``paths``, ``lines``). Nothing of it
+        # changes what the search does. ``line[0]`` is the root's, set by the root's passes (alphabeta.py).
+        self.line: list[Sequence[Move]] = []
+        self.paths: dict[Any, Path] = {}  # the line below each node whose exact value went into the table
         self.nodes = 0
+
+    def reach(self, depth: int) -> None:
+        """Room for an iteration of ``depth`` plies: killers and a line at every ply (the root's ply 0 too)."""
+        while len(self.killers) <= depth:
+            self.killers.append([None, None])
+        while len(self.line) <= depth:
+            self.line.append(_NO_LINE)
 
     def leaf(self, pos: Any, seat: int) -> float:
         return pos.evaluate(seat) if self.evaluate is None else self.evaluate(pos, seat)
@@ -99,8 +117,9 @@ class Tree:
         self.nodes += 1
         return child.final_value(seat)  # type: ignore[no-any-return]
 
-    def ask_plugins(self, pos: Any, depth: int, alpha: float, beta: float) -> tuple[float, bool] | None:
-        """The value of ``pos`` from a plug-in that takes the node, or None to search it here."""
+    def ask_plugins(self, pos: Any, depth: int, alpha: float, beta: float, ply: int) -> tuple[float, bool] | None:
+        """The value of ``pos`` from a plug-in that takes the node, or None to search it here (a subtree's
+        value inside the window brings its line along, as the node's at ``ply``)."""
         subtree = self.plugins.subtree
         if subtree is not None:
             found = subtree(pos, depth, alpha, beta, self.stop_at, self.budget(), self.deadline.check, self.scratch)
@@ -112,6 +131,8 @@ class Tree:
                         self.deadline.reason = "time"  # its clock passed stop_at a hair before ours did
                     raise Stopped
                 self.lines[pos] = line
+                if alpha < value < beta:
+                    self.line[ply] = line
                 return value, proved
         endgame = self.plugins.endgame
         if endgame is not None:
@@ -220,11 +241,16 @@ class Tree:
         if depth <= 0:
             return self.leaf(pos, seat), False
         if self.plugins.subtree is not None or self.plugins.endgame is not None:
-            answered = self.ask_plugins(pos, depth, alpha, beta)
+            answered = self.ask_plugins(pos, depth, alpha, beta, ply)
             if answered is not None:
                 return answered
         tt_move, known = self.probe(pos, depth, alpha, beta)
         if known is not None:
+            if alpha < known[0] < beta:  # an exact entry: the line kept with it, when it is its own
+                path = self.paths.get(pos)
+                entry = self.tt[pos]
+                if path is not None and path[0] == entry[0] and path[1] == entry[1]:
+                    self.line[ply] = path[2]
             return known
         moves = pos.search_moves()
         if not moves:  # an engine that lists no move for a live seat: treat as a heuristic leaf
@@ -244,8 +270,10 @@ class Tree:
         best = -INF
         best_move = ordered[0]
         all_proved = True
+        line = self.line
         for i, m in enumerate(ordered):
             child = pos.play(m) if children is None else children[i]
+            line[next_ply] = _NO_LINE  # the child's search keeps its line there
             v, proved = self.child(child, seat, child_depth, alpha, beta, i == 0, next_ply)
             if v > best:
                 best = v
@@ -260,6 +288,7 @@ class Tree:
                         self.store(pos, depth, v, LOWER, m, proved)
                         return v, proved
                     alpha = v
+                    line[ply] = [m, *line[next_ply]]
             if not proved:
                 all_proved = False
             if etc and i == 0:
@@ -274,22 +303,115 @@ class Tree:
             self.store(pos, depth, best, UPPER, tt_move if tt_move is not None else best_move, all_proved)
         else:
             self.store(pos, depth, best, EXACT, best_move, all_proved)
+            if pos in self.tt:  # the line of best_move (the last move that raised alpha) goes with the entry
+                self.paths[pos] = (depth, best, line[ply])
         return best, all_proved
 
-    def principal_variation(self, first: Move, after: Any, limit: int) -> list[Move]:
-        """The best move and its continuation along the table's best moves (and a plug-in's own line where
-        the plug-in took a node on)."""
-        line = [first]
-        pos = after
-        seen = {pos}
-        while pos.to_move != 0 and len(line) < limit:
+    def principal_variation(
+        self, first: Move, after: Any, limit: int, value: float, depth: int, proved: bool
+    ) -> list[Move]:
+        """The best move, then the line the root's last pass kept below it (``line``: the triangular table, with
+        the lines of the table's and the plug-ins' exact answers), then the table's: an exact entry's line or
+        move, else a move the table shows best for the value known there, else a bound's move (a plug-in's own
+        line where the plug-in took a node on). ``value``: that of ``after`` for its seat to move, at ``depth``
+        plies below the root (``proved``: a final margin). Every move is checked to be one of its position's
+        ``search_moves`` before it goes in (``_Walk``)."""
+        walk = _Walk(first, after, limit, value)
+        kept = self.line[0] if self.line else _NO_LINE
+        if kept and kept[0] == first:
+            walk.follow(kept[1:])
+        while walk.pos.to_move != 0 and len(walk.line) < limit:
+            pos = walk.pos
+            left = depth - len(walk.line)  # plies below pos in the iteration
             entry = self.tt.get(pos)
+            if entry is not None and proved and not entry[4]:
+                entry = None  # an earlier iteration's: not the proof's
+            if entry is not None and entry[2] == EXACT:
+                if not entry[4] and entry[0] != left:
+                    walk.value = None  # another depth's value
+                path = self.paths.get(pos)
+                if (
+                    path is not None
+                    and path[0] == entry[0]
+                    and path[1] == entry[1]
+                    and len(path[2]) > 0
+                    and path[2][0] == entry[3]
+                ):
+                    taken = walk.follow(path[2])
+                else:
+                    taken = walk.follow((entry[3],))
+                if taken == 0:
+                    break
+                continue
+            if walk.value is not None:
+                move = self.known_best(pos, walk.value, left - 1, proved)
+                if move is not None and walk.follow((move,)):
+                    continue
             if entry is None or entry[2] == UPPER:
-                line.extend(self.lines.get(pos, ())[: limit - len(line)])
+                if walk.follow(self.lines.get(pos, _NO_LINE)) == 0:
+                    break
+                continue
+            walk.value = None  # a bound's move: the value below it is not known
+            if walk.follow((entry[3],)) == 0:
                 break
-            pos = pos.play(entry[3])
-            if pos in seen:
+        return walk.line
+
+    def known_best(self, pos: Any, value: float, left: int, proved: bool) -> Move | None:
+        """A move of ``pos`` whose child is shown worth at least ``value`` (the value of ``pos`` for its seat to
+        move), which makes it a best move: the only move, or one whose end or table entry at ``left`` plies
+        (or proved; in a proof only proved) shows it; None when none is shown. (Not the endgame plug-in: a node
+        it answered keeps no line, and the Python solver would take about half the proof's time again to show
+        one; the native core, whose kernel endgame is a millisecond at most, asks it.)"""
+        moves = pos.search_moves()
+        if len(moves) == 1:
+            return moves[0]  # type: ignore[no-any-return]
+        seat = pos.to_move
+        for move in moves:
+            child = pos.play(move)
+            cs = child.to_move
+            if cs == 0:
+                if child.final_value(seat) >= value:
+                    return move  # type: ignore[no-any-return]
+                continue
+            entry = self.tt.get(child)
+            if entry is None or not (entry[4] or (not proved and entry[0] == left)):
+                continue
+            _, e_value, e_flag, _, _ = entry
+            if (e_flag != UPPER and e_value >= value) if cs == seat else (e_flag != LOWER and -e_value >= value):
+                return move  # type: ignore[no-any-return]
+        return None
+
+
+class _Walk:
+    """A principal variation as it is walked from the position after its first move: the moves so far, the
+    position reached, the positions before it (a line never goes through one twice), and the value of the
+    position for its seat to move at the depth left there, while it is known (None otherwise): the root's is
+    (an iteration ends with it inside its window), and so are those along the line the search kept."""
+
+    __slots__ = ("limit", "line", "pos", "seen", "value")
+
+    def __init__(self, first: Move, after: Any, limit: int, value: float | None) -> None:
+        self.line = [first]
+        self.pos = after
+        self.seen = {after}
+        self.limit = limit
+        self.value = value
+
+    def follow(self, moves: Sequence[Move]) -> int:
+        """Play ``moves`` on into the line while they hold (room in the line, the game goes on, the move is one
+        of the position's ``search_moves``, the position after it is new); how many went in."""
+        taken = 0
+        for move in moves:
+            pos = self.pos
+            if len(self.line) >= self.limit or pos.to_move == 0 or move not in pos.search_moves():
                 break
-            seen.add(pos)
-            line.append(entry[3])
-        return line
+            after = pos.play(move)
+            if after in self.seen:
+                break
+            self.seen.add(after)
+            self.line.append(move)
+            if self.value is not None and after.to_move != pos.to_move:
+                self.value = -self.value
+            self.pos = after
+            taken += 1
+        return taken

@@ -48,7 +48,7 @@ def test_updates_deepen_and_the_last_message_is_best_moves_answer(stub):
         assert analysis.move.notation in {"d3", "c4", "f5", "e6"} and analysis.nodes > 0
     assert [m.analysis.nodes for m in updates] == sorted(m.analysis.nodes for m in updates)
     best = stub.BestMove(pb.BestMoveRequest(game="reversi", position=pb.Position(notation=REVERSI), limits=FIXED,
-                                            top_n=3), timeout=30)  # fmt: skip
+                                            top_n=3, purpose="analysis"), timeout=30)  # fmt: skip
     final.analysis.elapsed_ms = best.elapsed_ms = 0
     assert final.analysis == best
     assert final.analysis.stop_reason == "depth" and final.analysis.depth == 5

@@ -22,11 +22,17 @@ from service.core import (
 )
 from service.engines.kalah import GAME, KalahPosition
 from service.levels import kalah as kalah_levels
-from service.levels.kalah import HARD_NODES, LEVELS, SOLVE_SEEDS, solve_seeds
+from service.levels.budget import Budget
+from service.levels.kalah import HARD_LIMITS, HARD_NODES, LEVELS, SOLVE_SEEDS
 from service.native import engine, use_native
 from tests.games.contract import check_random_games
 
 START = "4,4,4,4,4,4,0/4,4,4,4,4,4,0 1 seeds=4"
+
+
+def solve_seeds(position, limits=None) -> int:
+    """How far from the end the level proves ``position`` with the caller's ``limits`` (``Budget.solve_reach``)."""
+    return Budget(HARD_LIMITS, limits or Limits()).solve_reach(kalah_levels.reach(position))
 
 
 def perft(position: KalahPosition, depth: int) -> int:
@@ -550,7 +556,9 @@ def test_search_limits_and_stop() -> None:
     stopped = LEVELS.best_move(start, "hard", Limits(), 0, 1, lambda: True)
     assert stopped.move in start.legal_moves() and stopped.stop_reason == "cancelled"
     three = best(start, "medium", top_n=3)
-    assert len(three.alternatives) == 3 and three.alternatives[0].move == three.move
+    assert len(three.alternatives) == 3 and three.move in [scored.move for scored in three.alternatives]
+    values = [scored.value for scored in three.alternatives]
+    assert values == sorted(values, reverse=True)
 
 
 def test_evaluate_weighs_stores_free_moves_captures_and_sides() -> None:

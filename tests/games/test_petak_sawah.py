@@ -24,10 +24,16 @@ from service.core import (
 )
 from service.engines.petak_sawah import GAME, rocks_from_seed
 from service.levels import petak_sawah as petak_levels
-from service.levels.petak_sawah import HARD_SOLVE_EMPTIES, LEVELS, MEDIUM_DEPTH, solve_empties
+from service.levels.budget import Budget
+from service.levels.petak_sawah import HARD_LIMITS, HARD_SOLVE_EMPTIES, LEVELS, MEDIUM_DEPTH
 from service.native import engine, use_native
 from service.search import search
 from tests.games.contract import check_random_games
+
+
+def solve_empties(position, limits=None) -> int:
+    """How far from the end the level proves ``position`` with the caller's ``limits`` (``Budget.solve_reach``)."""
+    return Budget(HARD_LIMITS, limits or Limits()).solve_reach(petak_levels.reach(position))
 
 
 def never() -> bool:

@@ -23,7 +23,8 @@ from service.engines.reversi import GAME, PASS, ReversiPosition
 from service.engines.reversi.bitboards import GEOMETRIES, placement_mask
 from service.levels import reversi as reversi_levels
 from service.levels import reversi_endgame as endgame
-from service.levels.reversi import LEVELS, exact_empties
+from service.levels.budget import Budget
+from service.levels.reversi import EXPERT_LIMITS, LEVELS
 from service.native import engine, use_native
 
 GEO = GEOMETRIES[8]
@@ -33,6 +34,11 @@ needs_kernel = pytest.mark.skipif(
     reason="the native search engine is not built (`make install` builds it with a C compiler) or "
     "GAMERULES_NO_NATIVE is set",
 )
+
+
+def exact_empties(position, limits=None) -> int:
+    """How far from the end the level proves ``position`` with the caller's ``limits`` (``Budget.solve_reach``)."""
+    return Budget(EXPERT_LIMITS, limits or Limits()).solve_reach(reversi_levels.reach(position))
 
 
 def kernel(me: int, opp: int) -> tuple[float, int]:

@@ -20,13 +20,14 @@ import pytest
 
 from service import native
 from service.api.servicer import ServiceConfig
-from service.core import Limits
+from service.core import STOP_REASONS, Level, Limits, SearchResult
 from service.engines import GAMES
 from service.levels import LEVELS, best_move, variety
 from service.levels import dots_and_boxes as dots_levels
 from service.levels import kalah as kalah_levels
 from service.levels import petak_sawah as petak_levels
 from service.levels import reversi as reversi_levels
+from service.levels.budget import SPEND, Budget
 
 SEARCHING_GAMES = ("reversi", "kalah", "petak-sawah")
 STRONGEST = {"reversi": "expert", "kalah": "hard", "petak-sawah": "hard"}
@@ -143,3 +144,112 @@ def test_the_same_seed_gives_the_same_answer(game_id: str, path: bool) -> None:
             again.nodes,
             again.alternatives,
         ), level.name
+
+
+# --- the contract over the registry: every game, level and path, at the edges of the caller's limits --------
+#
+# ``docs/api.md`` ("The budget contract"): a caller's time is used until it is spent (at least ``USED`` of it) or
+# the game is proved or over, unless the level declares a depth (its skill) or chooses by a rule; a level's own
+# node budget never cuts a caller's time short; a node budget answers the same for a seed; ``stopReason`` says
+# truthfully what stopped the search.
+
+T = 150  # ms: a caller's time below every level's own
+NODES = 3_000
+DEPTH = 3
+USED = 0.7  # the share of a caller's time the contract promises is used (``budget.SPEND`` is what the search keeps to)
+EDGES: dict[str, tuple[Limits, int]] = {  # (the caller's limits, the server's cap)
+    "none": (Limits(), 10_000),
+    "time": (Limits(max_time_ms=T), 10_000),
+    "time-equal-to-the-cap": (Limits(max_time_ms=T), T),
+    "time-above-the-cap": (Limits(max_time_ms=4 * T), T),
+    "nodes": (Limits(max_nodes=NODES), 10_000),
+    "depth": (Limits(max_depth=DEPTH), 10_000),
+    "time-and-nodes": (Limits(max_time_ms=T, max_nodes=NODES), 10_000),
+}
+LONG_MS = 500  # cases whose search runs longer than this go to ``pytest -m slow``
+
+
+def _cases() -> Iterator[object]:
+    for game_id, levels in LEVELS.items():
+        for level in levels.levels:
+            edges = dict(EDGES)
+            own = level.limits.max_time_ms
+            if own:  # the level's own time: below it (``time``), equal to it and above it
+                edges["time-equal-to-the-levels"] = (Limits(max_time_ms=own), 10_000)
+                edges["time-above-the-levels"] = (Limits(max_time_ms=own + T), 10_000)
+            for edge, (asked, cap) in edges.items():
+                time_ms = Budget(level.limits, asked, cap).limits.max_time_ms or 0
+                marks = [pytest.mark.slow] if time_ms > LONG_MS else []
+                yield pytest.param(game_id, level.name, asked, cap, id=f"{game_id}-{level.name}-{edge}", marks=marks)
+
+
+def _check_truthful(level: Level, limits: Limits, result: SearchResult) -> None:
+    """``result.stop_reason`` names what stopped the search under ``limits`` (the budget's bounds)."""
+    reason = result.stop_reason
+    assert reason in STOP_REASONS and reason not in ("deadline", "cancelled"), result
+    if reason == "nodes":
+        assert limits.max_nodes is not None and result.nodes >= limits.max_nodes, result
+    elif reason == "time":
+        assert limits.max_time_ms is not None and result.elapsed_ms >= USED * limits.max_time_ms, result
+    elif reason == "depth":  # a depth of the budget's, or the one the level's description gives
+        assert limits.max_depth == result.depth or f"{result.depth} moves ahead" in level.description, result
+    elif reason == "solved":
+        assert result.exact, result
+    elif reason == "rule":  # the one-move levels, which declare no budget
+        assert level.limits == Limits(), result
+
+
+@pytest.mark.parametrize(("game_id", "level_name", "asked", "cap"), list(_cases()))
+def test_the_budget_contract(game_id: str, level_name: str, asked: Limits, cap: int, path: bool) -> None:
+    level = LEVELS[game_id].level(level_name)
+    limits = Budget(level.limits, asked, cap).limits
+    position = midgame(game_id)
+    result = best_move(game_id, position, level_name, asked, 1, 3, cap_ms=cap)
+    _check_truthful(level, limits, result)
+    values = [scored.value for scored in result.alternatives]
+    assert values == sorted(values, reverse=True) and result.move in [s.move for s in result.alternatives]
+    if asked.max_time_ms is not None:
+        assert limits.max_time_ms == min(asked.max_time_ms, cap)  # the caller's time, capped, replaces the level's
+        if asked.max_nodes is None:
+            assert limits.max_nodes is None and result.stop_reason != "nodes"  # no hidden node budget
+        if result.stop_reason != "rule":
+            assert result.nodes > 0, result  # a time given is searched with, never answered after no node
+    if limits.max_time_ms is None:  # nodes and depth bound it: the same answer for the seed, every time
+        again = best_move(game_id, position, level_name, asked, 1, 3, cap_ms=cap)
+        assert (again.move, again.value, again.nodes, again.alternatives) == (
+            result.move,
+            result.value,
+            result.nodes,
+            result.alternatives,
+        )
+
+
+@pytest.mark.parametrize("game_id", sorted(LEVELS))
+def test_analysis_answers_the_best_move_whatever_the_seed(game_id: str, path: bool) -> None:
+    """``purpose: analysis`` turns the seeded variety off: at the start, where every searching level above the
+    lowest varies by its seed when playing, every seed gets a move valued best (ties aside, the same move), first
+    among the alternatives."""
+    position = GAMES[game_id].new_position({}, "analysis")
+    for level in LEVELS[game_id].levels:
+        if level.limits == Limits() or level.limits.max_time_ms:
+            continue  # the one-move rules break ties by seed; Strands' timed levels answer what the clock allows
+        # A small node budget of the caller's keeps it quick; the variety is the level's whatever its budget.
+        small = Limits(max_nodes=4_000)
+        answers = [best_move(game_id, position, level.name, small, seed, 3, purpose="analysis") for seed in range(4)]
+        for answer in answers:
+            assert answer.alternatives[0].move == answer.move, (level.name, answer)
+            assert answer.value >= max(s.value for s in answer.alternatives), (level.name, answer)
+        assert len({answer.value for answer in answers}) == 1, level.name  # equal moves may differ by seed
+        played = {best_move(game_id, position, level.name, small, seed, 1).move for seed in range(8)}
+        assert len(played) > 1 or game_id == "kalah", level.name  # playing, the seed varies it (Kalah: see below)
+
+
+def test_the_server_cap_bounds_a_callers_time_without_losing_it() -> None:
+    """A caller's time equal to the cap or above it is still the caller's: the level's node budget is lifted and
+    the solve reach follows the time (the servicer once capped the time first, and the level took a time equal
+    to its own default for no time at all)."""
+    level = LEVELS["reversi"].level("expert")
+    for asked in (9_999, 10_000, 30_000):
+        budget = Budget(level.limits, Limits(max_time_ms=asked), 10_000)
+        assert budget.limits == Limits(max_time_ms=min(asked, 10_000), spend=SPEND)
+        assert budget.callers_time_ms == min(asked, 10_000)

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from service.core import GameOverError, Level, Limits, SearchResult, UnknownLevel
+from service.core import GameOverError, Level, Limits, SearchResult, Stop, UnknownLevel
 from service.levels import LEVELS
+from service.levels.budget import SPEND
 from service.levels.driver import GameLevels, play_level
 from service.search import greedy, never, search
 from tests.search.toys import Nim, Piles
@@ -14,13 +15,13 @@ from tests.search.toys import Nim, Piles
 def _levels(seen: list[tuple[Limits, int]]) -> GameLevels:
     """Two levels of the toy game Piles that record the limits and top_n they were called with."""
 
-    def first(position, limits, rng, top_n, stop) -> SearchResult:
-        seen.append((limits, top_n))
+    def first(position, budget, rng, top_n, stop) -> SearchResult:
+        seen.append((budget.limits, top_n))
         return greedy(position, lambda p, m: 0.0, rng, top_n)
 
-    def deep(position, limits, rng, top_n, stop) -> SearchResult:
-        seen.append((limits, top_n))
-        return search(position, limits, stop=stop, top_n=top_n, rng=rng)
+    def deep(position, budget, rng, top_n, stop) -> SearchResult:
+        seen.append((budget.limits, top_n))
+        return search(position, budget.limits, stop=stop, top_n=top_n, rng=rng)
 
     levels = (
         Level("first", "Takes the first move.", Limits()),
@@ -29,17 +30,20 @@ def _levels(seen: list[tuple[Limits, int]]) -> GameLevels:
     return GameLevels("piles", levels, "deep", {"first": first, "deep": deep})
 
 
-def test_play_level_merges_limits_and_fills_elapsed() -> None:
+def test_play_level_keeps_the_callers_limits_beside_the_levels_and_fills_elapsed() -> None:
     seen: list[tuple[Limits, int]] = []
     levels = _levels(seen)
     position = Piles((3, 4, 2))
     result = play_level(levels, position, None, Limits(max_depth=2), 5, 0, never)
-    assert seen[-1] == (Limits(max_depth=2, max_nodes=50_000), 1)
+    assert seen[-1] == (Limits(max_depth=2, max_nodes=50_000, spend=SPEND), 1)
     assert result.depth == 2 and result.elapsed_ms > 0.0
     play_level(levels, position, "deep", Limits(max_depth=0, max_time_ms=0), 5, 3, never)
-    assert seen[-1] == (Limits(max_depth=4, max_nodes=50_000), 3)
+    assert seen[-1] == (Limits(max_depth=4, max_nodes=50_000, spend=SPEND), 3)
     play_level(levels, position, "", None, 5, 1, never)
-    assert seen[-1][0] == Limits(max_depth=4, max_nodes=50_000)
+    assert seen[-1][0] == Limits(max_depth=4, max_nodes=50_000, spend=SPEND)
+    # A caller's time lifts the level's node budget, whatever its value; the server's cap bounds it.
+    play_level(levels, position, "deep", Limits(max_time_ms=30_000), 5, 1, never, cap_ms=10_000)
+    assert seen[-1][0] == Limits(max_time_ms=10_000, max_depth=4, spend=SPEND)
 
 
 def test_play_level_same_seed_same_answer() -> None:
@@ -95,7 +99,7 @@ def test_every_level_has_a_strategy_and_the_default_is_a_level() -> None:
 def test_play_level_passes_an_iteration_listener_down_to_the_search() -> None:
     heard: list[SearchResult] = []
 
-    class Listening:
+    class Listening(Stop):
         def on_iteration(self, result: SearchResult) -> None:
             heard.append(result)
 

@@ -13,7 +13,7 @@ import time
 import pytest
 
 from service import native as kernels
-from service.core import Limits, SearchResult
+from service.core import Limits, SearchResult, Stop
 from service.engines import GAMES
 from service.engines.strands import StrandsPosition
 from service.levels import best_move
@@ -108,7 +108,7 @@ def test_the_stop_flag_and_a_callers_stop_are_heard() -> None:
 
 
 def test_a_deadline_as_stop_signal_streams_the_tree_as_it_grows() -> None:
-    class Stream:
+    class Stream(Stop):
         def __init__(self) -> None:
             self.seen: list[SearchResult] = []
 
@@ -203,7 +203,7 @@ def test_a_native_tree_search_leaves_no_cycles() -> None:
 
 
 def test_an_exception_of_the_stream_stops_the_search_and_is_raised() -> None:
-    class Broken:
+    class Broken(Stop):
         def __call__(self) -> bool:
             return False
 

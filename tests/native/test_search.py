@@ -7,7 +7,7 @@ from __future__ import annotations
 import threading
 import time
 
-from service.core import Limits
+from service.core import Limits, Stop
 from service.engines import GAMES
 from service.native import engine as native
 from service.search import Deadline, search
@@ -112,7 +112,7 @@ def test_two_searches_run_at_once_and_python_runs_meanwhile() -> None:
     assert ticks > 1000
 
 
-class _Reporting:
+class _Reporting(Stop):
     """A stop signal that never fires and takes each iteration's report (streamed analysis), as the
     transport's does; ``stop_after`` iterations it raises ``flag``."""
 

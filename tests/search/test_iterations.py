@@ -7,12 +7,12 @@ from __future__ import annotations
 
 import random
 
-from service.core import Limits, SearchResult
+from service.core import Limits, SearchResult, Stop
 from service.search import Deadline, mcts, search
 from tests.search.toys import Piles, TicTacToe
 
 
-class Listening:
+class Listening(Stop):
     """A stop signal that never fires and keeps what it hears."""
 
     def __init__(self) -> None:

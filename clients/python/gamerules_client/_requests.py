@@ -55,6 +55,7 @@ def search(
     max_nodes: int,
     seed: str,
     top_n: int,
+    purpose: str = "",
 ) -> _Search:
     return message(
         game=nt.game_name(game),
@@ -63,6 +64,7 @@ def search(
         limits=pb.SearchLimits(max_time_ms=max_time_ms, max_depth=max_depth, max_nodes=max_nodes),
         seed=seed,
         top_n=top_n,
+        purpose=purpose,
     )
 
 

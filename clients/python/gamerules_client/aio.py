@@ -174,10 +174,12 @@ class AsyncGameRulesClient:
         max_nodes: int = 0,
         seed: str = "",
         top_n: int = 0,
+        purpose: str = "",
         timeout: float | None = None,
     ) -> pb.BestMoveResponse:
         """A move at ``level`` (empty: the game's default) or within the limits, with value, exactness, depth,
-        nodes, principal variation and ``top_n`` scored alternatives. The deadline defaults to
+        nodes, principal variation and ``top_n`` scored alternatives (best first); ``purpose`` ``"analysis"`` asks for
+        the strongest move without the level's seeded variety (empty: ``"play"``). The deadline defaults to
         ``best_move_timeout`` (longer when ``max_time_ms`` asks for more); the server answers before it."""
         request = rq.search(
             pb.BestMoveRequest,
@@ -189,6 +191,7 @@ class AsyncGameRulesClient:
             max_nodes=max_nodes,
             seed=seed,
             top_n=top_n,
+            purpose=purpose,
         )
         timeout = rq.search_timeout(timeout, self.best_move_timeout, max_time_ms)
         response: pb.BestMoveResponse = await self._call(self._stub.BestMove, request, timeout)
@@ -205,6 +208,7 @@ class AsyncGameRulesClient:
         max_nodes: int = 0,
         seed: str = "",
         top_n: int = 0,
+        purpose: str = "",
         timeout: float | None = None,
     ) -> AsyncIterator[pb.AnalyzePositionResponse]:
         """BestMove's search as it deepens: one message per completed iteration, then the final answer
@@ -219,6 +223,7 @@ class AsyncGameRulesClient:
             max_nodes=max_nodes,
             seed=seed,
             top_n=top_n,
+            purpose=purpose,
         )
         timeout = rq.search_timeout(timeout, self.best_move_timeout, max_time_ms)
         stream = self._stub.AnalyzePosition(request, timeout=timeout, metadata=self._metadata)

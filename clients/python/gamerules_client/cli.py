@@ -210,6 +210,7 @@ class Cli:
             max_nodes=args.max_nodes,
             seed=args.seed,
             top_n=args.top,
+            purpose=args.purpose,
         )
         if self.as_json:
             self.json(answer)
@@ -315,7 +316,7 @@ class Cli:
                 self.say("other commands: hint, board, quit")
                 continue
             if text == "hint":
-                hint = self.client.best_move(game, position, level)
+                hint = self.client.best_move(game, position, level, purpose="analysis")
                 self.say(f"hint: {hint.move.notation} (value {hint.value:+g})")
                 continue
             if text == "board":
@@ -408,6 +409,12 @@ def build_parser() -> argparse.ArgumentParser:
     best.add_argument("--max-nodes", type=int, default=0)
     best.add_argument("--seed", default="")
     best.add_argument("--top", type=int, default=0, help="score this many moves")
+    best.add_argument(
+        "--purpose",
+        choices=("analysis", "play"),
+        default="analysis",
+        help="analysis: the strongest move (the default); play: a bot's move, with the level's seeded variety",
+    )
 
     render = with_position("render", "the board as an SVG image")
     render.add_argument("-o", "--output", default="", help="write it to this file (default: print it)")

@@ -183,7 +183,8 @@ async function think(generation) {
   state.thinking = controller;
   $("analysis").replaceChildren();
   $("thinking").textContent = "thinking…";
-  const body = { position: { notation: state.position }, level: $("level").value, topN: 3 };
+  // The service's seat plays (the level's seeded variety), while the stream shows its analysis as it thinks.
+  const body = { position: { notation: state.position }, level: $("level").value, topN: 3, purpose: "play" };
   const think = Number($("think").value);
   if (think > 0) body.limits = { maxTimeMs: think };
   try {

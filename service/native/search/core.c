@@ -48,6 +48,7 @@ static const gr_kernel *const KERNELS[] = {&gr_reversi_kernel, &gr_kalah_kernel,
 #define MAX_PLY 1024
 #define PV_MAX 256
 #define LINE_PLIES 64
+#define PATHS 1024 /* the kept lines of exact nodes (path_keep), a direct-mapped table */
 #define ALT_MAX 64
 #define ITER_MAX 128
 #define ASPIRATION_FROM 3
@@ -70,6 +71,7 @@ typedef struct {
     double end_at;       /* the caller's end (its stop signal's), the same clock; 0: none */
     double aspiration;   /* first half-width of the root window; 0 disables */
     uint64_t tt_entries; /* table size (rounded down to a power of two); 0: no table */
+    double spend_at;     /* before this gr_now() instant every iteration is begun (the caller's time used); 0: none */
 } gr_limits;
 
 typedef struct {
@@ -110,6 +112,18 @@ typedef struct {
 } tt_entry;
 _Static_assert(sizeof(tt_entry) == 32, "engine.py's TT_ENTRY_BYTES");
 
+/* The line below a node whose exact value went into the table (the "hash path"): a later probe that takes
+ * that value inside its window has no line of its own to keep, so it takes this one. It stands for the
+ * entry it was kept with: same key, depth, value and proof. */
+typedef struct {
+    uint64_t key;
+    double value; /* as the table holds it (net of decided) */
+    int16_t depth;
+    uint8_t proved;
+    uint8_t len;
+    int32_t move[LINE_PLIES];
+} pv_path;
+
 typedef struct {
     const gr_kernel *k;
     tt_entry *tt;
@@ -127,10 +141,12 @@ typedef struct {
     int proving; /* the iteration that goes to the end of the game, uncapped: every value in it is proved */
     int32_t killers[MAX_PLY][2];
     /* The principal variation below each ply of the current search (the triangular table): a line kept
-     * whenever a move lands inside a node's window. Proofs by null windows alone (MTD) leave it short; the
-     * table's best moves then continue it. */
+     * whenever a move lands inside a node's window, and a node the table answers inside its window takes the
+     * line kept with that entry (paths). Proofs by null windows alone (MTD) leave it short; the table's best
+     * moves then continue it. None of it changes what the search does. */
     int32_t line[LINE_PLIES][LINE_PLIES];
     int32_t line_len[LINE_PLIES];
+    pv_path paths[PATHS];
     uint64_t history[3][GR_MOVE_RANGE]; /* depth * depth per cutoff: a proof at depth 1000 would overflow 32 bits */
     jmp_buf unwind;
 } ctx;
@@ -234,14 +250,14 @@ static void tt_grow(ctx *c) {
 /* A search's bound on a position's value. An entry of the same position and standing (proved, or the same
  * depth) keeps its other bound, so the null windows of MTD(f) at different values add up in one entry
  * instead of overwriting each other. */
-static void tt_store(ctx *c, uint64_t key, int depth, double value, int flag, int move, int proved) {
-    if (!c->tt) return;
+static int tt_store(ctx *c, uint64_t key, int depth, double value, int flag, int move, int proved) {
+    if (!c->tt) return 0;
     if (c->tt_used * 2 > c->tt_mask && c->tt_mask + 1 < c->tt_max) tt_grow(c);
     tt_entry *b = &c->tt[key & c->tt_mask & ~1ULL], *e;
     e = tt_slot(b, key);
     int same = e->key == key && e->flag != EMPTY;
     /* Keep a deeper (or proved) entry of the same position. */
-    if (same && !proved && (e->proved || e->depth > depth)) return;
+    if (same && !proved && (e->proved || e->depth > depth)) return 0;
     if (e->flag == EMPTY) c->tt_used++;
     double lo = flag == UPPER ? -INFINITY : value, hi = flag == LOWER ? INFINITY : value;
     if (same && e->proved == proved && (proved || e->depth == depth) && flag != EXACT) {
@@ -255,6 +271,7 @@ static void tt_store(ctx *c, uint64_t key, int depth, double value, int flag, in
     e->depth = (int16_t)(depth > 32767 ? 32767 : depth);
     e->flag = (uint8_t)(lo == hi ? EXACT : hi == INFINITY ? LOWER : lo == -INFINITY ? UPPER : BOUNDS);
     e->proved = (uint8_t)proved;
+    return 1;
 }
 
 /* The table's key of a position: in a proof the kernel's proof key when it has one (the entry then keeps the
@@ -349,6 +366,37 @@ static inline void clear_line(ctx *c, int ply) {
     if (ply < LINE_PLIES) c->line_len[ply] = 0;
 }
 
+static inline pv_path *path_slot(ctx *c, uint64_t key) { return &c->paths[(key ^ (key >> 32)) & (PATHS - 1)]; }
+
+/* The path of the entry e (key), when the one kept is e's own; NULL otherwise. */
+static const pv_path *path_of(ctx *c, uint64_t key, const tt_entry *e) {
+    const pv_path *p = path_slot(c, key);
+    if (p->len == 0 || p->key != key || p->depth != e->depth || p->proved != e->proved || p->value != e->lo)
+        return NULL;
+    return p;
+}
+
+/* The line at ply goes with the exact entry just stored for key (value net of decided). */
+static void path_keep(ctx *c, int ply, int move, uint64_t key, int depth, double value, int proved) {
+    if (ply >= LINE_PLIES || c->line_len[ply] == 0 || c->line[ply][0] != move) return;
+    pv_path *p = path_slot(c, key);
+    p->key = key;
+    p->value = value;
+    p->depth = (int16_t)(depth > 32767 ? 32767 : depth);
+    p->proved = (uint8_t)proved;
+    p->len = (uint8_t)c->line_len[ply];
+    memcpy(p->move, c->line[ply], (size_t)p->len * sizeof(int32_t));
+}
+
+/* A node the table answered inside its window: its line is the one kept with the entry (none when lost). */
+static void path_take(ctx *c, int ply, uint64_t key, const tt_entry *e) {
+    if (ply >= LINE_PLIES) return;
+    const pv_path *p = path_of(c, key, e);
+    if (!p) return;
+    memcpy(c->line[ply], p->move, (size_t)p->len * sizeof(int32_t));
+    c->line_len[ply] = p->len;
+}
+
 /* Value of a child for the parent's seat, PVS style (a null window first unless full). */
 static double child_value(ctx *c, const void *child, int seat, int depth, double alpha, double beta, int ply,
                           int full, int *proved) {
@@ -435,6 +483,7 @@ static double node(ctx *c, const void *pos, int depth, double alpha, double beta
             double lo = e->lo + decided, hi = e->hi + decided;
             if (lo >= beta || lo == hi || hi <= alpha) {
                 *proved = e->proved;
+                if (lo == hi && alpha < lo && lo < beta) path_take(c, ply, key, e);
                 return lo >= beta || lo == hi ? lo : hi;
             }
         }
@@ -505,8 +554,10 @@ static double node(ctx *c, const void *pos, int depth, double alpha, double beta
         }
         if (!p) all_proved = 0;
     }
-    if (use_tt) tt_store(c, key, depth, best - decided, best <= alpha0 ? UPPER : EXACT,
-                         best <= alpha0 && tt_move >= 0 ? tt_move : best_move, all_proved);
+    if (use_tt && tt_store(c, key, depth, best - decided, best <= alpha0 ? UPPER : EXACT,
+                           best <= alpha0 && tt_move >= 0 ? tt_move : best_move, all_proved) &&
+        best > alpha0)
+        path_keep(c, ply, best_move, key, depth, best - decided, all_proved); /* best_move's line (keep_line) */
     *proved = all_proved;
     return best;
 }
@@ -529,6 +580,7 @@ static double root_single(ctx *c, root_child *root, int n, int seat, int depth, 
     double best = -INFINITY;
     int all_proved = 1;
     *best_i = 0;
+    clear_line(c, 0); /* this pass's line (a null window keeps none: MTD's proofs take the table's moves) */
     for (int i = 0; i < n; i++) {
         int p;
         clear_line(c, 1);
@@ -555,6 +607,7 @@ static double root_single(ctx *c, root_child *root, int n, int seat, int depth, 
 static int root_multi(ctx *c, root_child *root, int n, int seat, int depth, int top_n, scored *out, int *proved) {
     int count = 0, all_proved = 1;
     double floor_v = -INFINITY;
+    clear_line(c, 0);
     for (int i = 0; i < n; i++) {
         int p;
         clear_line(c, 1);
@@ -578,42 +631,177 @@ static int root_multi(ctx *c, root_child *root, int n, int seat, int depth, int 
     return count;
 }
 
-static int principal_variation(ctx *c, int first, const void *after, int limit, int32_t *pv) {
+/* The principal variation as it is walked: the position reached, the positions before it (a line never goes
+ * through one twice), and the value of the position for its seat to move at the depth left there, while it is
+ * known (the root's value is: an iteration ends with it inside its window; so are the values along the line the
+ * search kept, and along an exact entry's of that depth). */
+typedef struct {
+    unsigned char a[GR_STATE_MAX];
+    uint64_t seen[PV_MAX + 1];
+    int nseen;
+    int32_t *pv;
+    int len, limit;
+    int depth; /* the iteration's: depth - len plies are left below a */
+    int proof; /* the iteration proved its value: every value known is a final margin */
+    int known; /* v is the value of a */
+    double v;
+} pv_walk;
+
+/* The next move of the line, checked: played and taken in when there is room, the game goes on, it is one of
+ * the position's moves and it leads to no position of the line before. Returns 0 where the line must stop. */
+static int pv_step(ctx *c, pv_walk *w, int move) {
     const gr_kernel *k = c->k;
-    unsigned char a[GR_STATE_MAX], b[GR_STATE_MAX];
-    uint64_t seen[PV_MAX];
-    int len = 0, nseen = 0;
-    pv[len++] = first;
-    memcpy(a, after, (size_t)k->state_size);
-    seen[nseen++] = k->hash(a);
-    /* The line the search kept, when it starts with this move; the table's moves continue it. */
-    if (c->line_len[0] > 0 && c->line[0][0] == first) {
-        for (int i = 1; i < c->line_len[0] && len < limit && k->to_move(a) != 0; i++) {
-            int moves[GR_MAX_MOVES];
-            int n = k->moves(a, moves, 0);
-            if (index_of(moves, n, c->line[0][i]) < 0) break;
-            k->play(a, c->line[0][i], b);
-            memcpy(a, b, (size_t)k->state_size);
-            seen[nseen++] = k->hash(a);
-            pv[len++] = c->line[0][i];
+    unsigned char b[GR_STATE_MAX];
+    int moves[GR_MAX_MOVES];
+    int seat = k->to_move(w->a);
+    if (w->len >= w->limit || seat == 0) return 0;
+    int n = k->moves(w->a, moves, 0);
+    if (index_of(moves, n, move) < 0) return 0; /* a hash collision or a stale line: not this position's move */
+    k->play(w->a, move, b);
+    uint64_t h = k->hash(b);
+    for (int i = 0; i < w->nseen; i++)
+        if (w->seen[i] == h) return 0;
+    w->seen[w->nseen++] = h;
+    memcpy(w->a, b, (size_t)k->state_size);
+    w->pv[w->len++] = move;
+    if (k->to_move(b) != seat) w->v = -w->v;
+    return 1;
+}
+
+/* Whether a child (left plies below it) is shown worth at least v for seat, the parent's: by its end, or the
+ * table's entry of it at that depth (or proved); in a proof also by the kernel's bounds, or (ask_endgame) the
+ * kernel's exact endgame asked with a null window (its nodes are not the search's). */
+static int shown_best(ctx *c, const void *child, int left, int seat, double v, int proof, int ask_endgame) {
+    const gr_kernel *k = c->k;
+    int cs = k->to_move(child);
+    if (cs == 0) return k->final_value(child, seat) >= v;
+    double decided;
+    tt_entry *e = tt_probe(c, table_key(c, child, &decided));
+    if (e && (e->proved || (!proof && e->depth == left)) &&
+        (cs == seat ? e->lo + decided : -(e->hi + decided)) >= v)
+        return 1;
+    if (!proof) return 0;
+    if (k->bounds) {
+        double lo, hi;
+        k->bounds(child, &lo, &hi);
+        if ((cs == seat ? lo : -hi) >= v) return 1;
+    }
+    if (ask_endgame && k->endgame) {
+        double found;
+        uint64_t nodes = 0;
+        if (cs == seat) return k->endgame(child, nextafter(v, -INFINITY), v, &found, &nodes) && found >= v;
+        return k->endgame(child, -v, nextafter(-v, INFINITY), &found, &nodes) && -found >= v;
+    }
+    return 0;
+}
+
+/* A move of the walk's position whose child is shown worth at least the position's known value, which makes it
+ * a best move: the only move, or one shown_best shows (the kernel's endgame asked last); -1 when none is. */
+static int known_best(ctx *c, const pv_walk *w) {
+    const gr_kernel *k = c->k;
+    int seat = k->to_move(w->a), moves[GR_MAX_MOVES], n = k->moves(w->a, moves, 0);
+    if (n == 1) return moves[0]; /* forced */
+    int left = w->depth - w->len - 1;
+    for (int ask = 0; ask < (w->proof && k->endgame ? 2 : 1); ask++)
+        for (int i = 0; i < n; i++) {
+            unsigned char child[GR_STATE_MAX];
+            k->play(w->a, moves[i], child);
+            if (shown_best(c, child, left, seat, w->v, w->proof, ask)) return moves[i];
+        }
+    return -1;
+}
+
+/* The best line of the last plies below pos, where the table keeps nothing (nodes of depth below TT_MIN_DEPTH
+ * skip it, and an exact entry made of two bounds met at one value has no line of its own): a full-window
+ * negamax of depth plies (at most TT_MIN_DEPTH - 1) by the search's rules, in the kernel's order. It neither
+ * counts nodes nor touches the table, killers or history, so the search is the same with it or without. */
+static double tail_line(const gr_kernel *k, const void *pos, int depth, double alpha, double beta, int32_t *line,
+                        int *len) {
+    int seat = k->to_move(pos), moves[GR_MAX_MOVES], n;
+    *len = 0;
+    if (depth <= 0 || (n = k->moves(pos, moves, 0)) == 0) return k->evaluate(pos, seat);
+    double best = -INFINITY;
+    for (int i = 0; i < n; i++) {
+        unsigned char child[GR_STATE_MAX];
+        int32_t below[TT_MIN_DEPTH];
+        int below_len = 0, cs;
+        double v;
+        k->play(pos, moves[i], child);
+        cs = k->to_move(child);
+        if (cs == 0)
+            v = k->final_value(child, seat);
+        else if (cs == seat)
+            v = tail_line(k, child, depth - 1, alpha, beta, below, &below_len);
+        else
+            v = -tail_line(k, child, depth - 1, -beta, -alpha, below, &below_len);
+        if (v > best) {
+            best = v;
+            line[0] = moves[i];
+            memcpy(line + 1, below, (size_t)below_len * sizeof(int32_t));
+            *len = 1 + below_len;
+            if (v > alpha) alpha = v;
+            if (v >= beta) break;
         }
     }
-    while (k->to_move(a) != 0 && len < limit) {
+    return best;
+}
+_Static_assert(TT_MIN_DEPTH <= 8, "tail_line searches the plies the table leaves out: a few");
+
+/* The best move first, then the line the search kept below it (the triangular line, which takes the paths of
+ * the table's exact answers), then the table's: an exact entry's path or move, else a move the table's bounds
+ * (in a proof also the kernel's) show best for the value known, else a bound's move; last, the plies the table
+ * leaves out (tail_line). Every move is checked to be one of its position's moves before it goes in (pv_step).
+ * value: the root's for root_seat, at depth (exact: proved). */
+static int principal_variation(ctx *c, int first, const void *after, int limit, int32_t *pv, int root_seat,
+                               double value, int depth, int exact) {
+    const gr_kernel *k = c->k;
+    pv_walk w;
+    w.pv = pv;
+    w.len = 0;
+    w.limit = limit;
+    pv[w.len++] = first;
+    memcpy(w.a, after, (size_t)k->state_size);
+    w.nseen = 0;
+    w.seen[w.nseen++] = k->hash(w.a);
+    w.depth = depth;
+    w.proof = exact;
+    w.known = 1;
+    w.v = k->to_move(w.a) == root_seat ? value : -value;
+    if (c->line_len[0] > 0 && c->line[0][0] == first)
+        for (int i = 1; i < c->line_len[0] && pv_step(c, &w, c->line[0][i]); i++) continue;
+    while (k->to_move(w.a) != 0 && w.len < limit) {
         double decided;
-        tt_entry *e = tt_probe(c, table_key(c, a, &decided));
+        uint64_t key = table_key(c, w.a, &decided);
+        tt_entry *e = tt_probe(c, key);
+        if (e && w.proof && !e->proved) e = NULL; /* an earlier iteration's: not the proof's */
+        if (e && e->flag == EXACT && e->move >= 0) {
+            if (!e->proved && e->depth != w.depth - w.len) w.known = 0; /* another depth's value */
+            const pv_path *p = path_of(c, key, e);
+            int taken = 0;
+            if (p && p->move[0] == e->move) /* the entry's own line */
+                while (taken < p->len && pv_step(c, &w, p->move[taken])) taken++;
+            else
+                taken = pv_step(c, &w, e->move);
+            if (!taken) break;
+            continue;
+        }
+        if (w.known) {
+            int m = known_best(c, &w);
+            if (m >= 0 && pv_step(c, &w, m)) continue;
+        }
         if (!e || e->flag == UPPER || e->move < 0) break;
-        int moves[GR_MAX_MOVES];
-        int n = k->moves(a, moves, 0);
-        if (index_of(moves, n, e->move) < 0) break; /* a hash collision: not this position's move */
-        k->play(a, e->move, b);
-        uint64_t h = k->hash(b);
-        for (int i = 0; i < nseen; i++)
-            if (seen[i] == h) return len;
-        seen[nseen++] = h;
-        pv[len++] = e->move;
-        memcpy(a, b, (size_t)k->state_size);
+        w.known = 0; /* a bound's move: the value below it is not known */
+        if (!pv_step(c, &w, e->move)) break;
     }
-    return len;
+    /* Short of the depth by no more than the plies the table leaves out: those plies, as the search found them. */
+    int rest = limit - w.len;
+    if (rest > 0 && rest < TT_MIN_DEPTH && k->to_move(w.a) != 0) {
+        int32_t line[TT_MIN_DEPTH];
+        int n = 0;
+        tail_line(k, w.a, rest, -INFINITY, INFINITY, line, &n);
+        for (int i = 0; i < n && pv_step(c, &w, line[i]); i++) continue;
+    }
+    return w.len;
 }
 
 static int solve_depth(const gr_kernel *k, const void *state, int max_depth) {
@@ -721,9 +909,10 @@ int gr_search_reporting(const char *game, const void *state, const gr_limits *li
             break;
         }
         if (lim->stop_at > 0 && depth > 1) {
-            /* An iteration takes longer than the one before it: when that cannot fit, stop now. */
+            /* An iteration takes longer than the one before it: when that cannot fit, stop now, once the share
+             * of the time to be spent is (a partial iteration answers nothing, but the time is the caller's). */
             double now = gr_now();
-            if (now - iteration_began > lim->stop_at - now) {
+            if (now - iteration_began > lim->stop_at - now && now >= lim->spend_at) {
                 reason = R_TIME;
                 break;
             }
@@ -799,7 +988,8 @@ int gr_search_reporting(const char *game, const void *state, const gr_limits *li
         root_child *best = &root[scores[0].index];
         out->move = best->move;
         out->value = best_value;
-        out->pv_len = principal_variation(c, best->move, best->state, exact ? PV_MAX : depth, out->pv);
+        out->pv_len = principal_variation(c, best->move, best->state, exact ? PV_MAX : depth, out->pv, seat,
+                                          best_value, depth, exact);
         out->n_alt = count;
         for (int i = 0; i < count; i++) {
             out->alt_move[i] = root[scores[i].index].move;
