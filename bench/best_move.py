@@ -56,9 +56,7 @@ USED = 0.7
 
 
 def call(base: str, game: str, body: dict[str, Any], timeout: str = "", path: str = "bestMove") -> tuple[int, dict]:
-    request = urllib.request.Request(
-        f"{base}/v1/games/{game}:{path}", data=json.dumps(body).encode(), method="POST"
-    )
+    request = urllib.request.Request(f"{base}/v1/games/{game}:{path}", data=json.dumps(body).encode(), method="POST")
     request.add_header("Content-Type", "application/json")
     if timeout:
         request.add_header("Grpc-Timeout", timeout)
