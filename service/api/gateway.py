@@ -440,8 +440,7 @@ def create_app(backend: str | None = None, timeout_s: float | None = None) -> Fl
         metadata = [(key.lower(), value) for key, value in request.headers.items() if key.lower() in _FORWARDED]
         if route.method.server_streaming:
             gone = _client_watch()
-            answers = route.call(message, timeout=timeout, metadata=metadata)
-            return stream_response(answers, _rpc_error_response, gone)
+            return stream_response(route.call(message, timeout=timeout, metadata=metadata), _rpc_error_response, gone)
         if route.method.name == "BestMove":
             response = _search(route, message, timeout, metadata)
             if response.status_code == 429:  # held a while first, so that a client ignoring Retry-After cannot spin
@@ -460,9 +459,8 @@ def create_app(backend: str | None = None, timeout_s: float | None = None) -> Fl
         if searches is not None and not pacing.wait_for(searches, g.started + timeout):
             return status_response(overloaded(_GATEWAY_BUSY).to_status(), {"Retry-After": "1"})
         # The call's deadline has not moved while it waited: the server gets the time that is left, less the
-        # gateway's own share (relaying the answer), so that its answer, not a 504, reaches the caller in time.
-        left = g.started + timeout - time.perf_counter()
-        left = max(left - gateway_pacing.MARGIN_S, min(left, gateway_pacing.MARGIN_S))
+        # gateway's own share.
+        left = gateway_pacing.servers_share(g.started + timeout - time.perf_counter())
         try:
             answer, call = backends.call(route, message, left, metadata, gone)
         except ClientGone:  # nobody reads this answer; the access log and the metrics do
@@ -473,12 +471,6 @@ def create_app(backend: str | None = None, timeout_s: float | None = None) -> Fl
             if searches is not None:
                 searches.release()
         return _answer(route, answer, call)
-
-    def _answer(route: Route, answer: Message, call: grpc.Call) -> Response:
-        if route.method.output_type.full_name == HTTP_BODY:
-            return _with_worker(body_response(answer), call)
-        body = json.dumps(protojson.to_dict(answer), separators=(",", ":"))
-        return _with_worker(Response(body, mimetype="application/json"), call)
 
     @app.errorhandler(413)
     def too_large(_: Any) -> Response:
@@ -508,6 +500,13 @@ def create_app(backend: str | None = None, timeout_s: float | None = None) -> Fl
 
 
 _GATEWAY_BUSY = "too many best-move calls in progress and waiting at this gateway; retry shortly"
+
+
+def _answer(route: Route, answer: Message, call: grpc.Call) -> Response:
+    if route.method.output_type.full_name == HTTP_BODY:
+        return _with_worker(body_response(answer), call)
+    body = json.dumps(protojson.to_dict(answer), separators=(",", ":"))
+    return _with_worker(Response(body, mimetype="application/json"), call)
 
 
 def _search_share(threads: int) -> threading.BoundedSemaphore | None:

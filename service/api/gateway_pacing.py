@@ -36,6 +36,13 @@ HOLD_SPREAD = 0.5
 MARGIN_S = 0.05  # a waiting best move is answered at least this long before the caller's deadline
 
 
+def servers_share(left_s: float) -> float:
+    """The part of a best move's time ``left_s`` the gateway gives the server as its deadline: all but
+    ``MARGIN_S`` (at least ``MARGIN_S`` of it, or all of a shorter time), so that the server's answer, with its
+    ``stopReason``, and not a 504, reaches the caller in time."""
+    return max(left_s - MARGIN_S, min(left_s, MARGIN_S))
+
+
 class Pacing:
     """One gateway worker's waiting best moves: at most ``slots`` at once, each waiting for a place in the
     worker's share (``wait_for``) or for its 429 (``hold``: ``hold_s``, 0 for none), never past its deadline

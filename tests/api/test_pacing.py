@@ -169,3 +169,11 @@ def test_waits_never_reach_into_the_deadline_and_take_only_their_slots():
             time.sleep(0.01)
         share.release()
         assert waiting.result(), "the place freed while it waited"
+
+
+def test_the_server_gets_the_time_left_less_the_gateways_share():
+    from service.api.gateway_pacing import MARGIN_S, servers_share
+
+    assert servers_share(1.0) == pytest.approx(1.0 - MARGIN_S)
+    assert servers_share(MARGIN_S * 1.5) == pytest.approx(MARGIN_S)  # never less than the margin itself
+    assert servers_share(MARGIN_S / 2) == pytest.approx(MARGIN_S / 2)  # nor more than is left
