@@ -55,6 +55,7 @@ TRANSPORT_ONLY = ("grpc", "grpc_status", "grpc_health", "grpc_reflection", "goog
 LATE_IMPORTS = {
     ("service.api.server", "service.api.metrics"),
     ("service.api.gateway_server", "service.api.gateway"),
+    ("service.api.gateway_server", "service.api.gateway_asgi"),  # imports the metrics: after their directory
 }
 
 

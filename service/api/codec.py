@@ -8,6 +8,7 @@ Protobuf is touched here, once per call, and nowhere in the engines.
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from google.protobuf import json_format, struct_pb2
@@ -156,11 +157,29 @@ def encode_game(game: Game, levels: GameLevels) -> pb.Game:
     return message
 
 
+def _non_finite(options: struct_pb2.Struct, field: str) -> str:
+    """The path of the first NaN or infinite number in ``options`` (nested structs and lists too), or ""."""
+    stack = [(f"{field}.{key[:64]}", value) for key, value in options.fields.items()]
+    while stack:
+        path, value = stack.pop()
+        kind = value.WhichOneof("kind")
+        if kind == "number_value" and not math.isfinite(value.number_value):
+            return path
+        if kind == "struct_value":
+            stack.extend((f"{path}.{key[:64]}", inner) for key, inner in value.struct_value.fields.items())
+        elif kind == "list_value":
+            stack.extend((f"{path}[{index}]", inner) for index, inner in enumerate(value.list_value.values))
+    return ""
+
+
 def decode_options(game: Game, options: struct_pb2.Struct, field: str = "options") -> dict[str, Any]:
     """The caller's options, by their JSON names (camelCase or snake_case), checked against the game's specs
     (``Game.checked_options``: names, types, ranges, choices); missing ones take their defaults. How options
     combine is the engine's to check, in ``new_position``."""
     specs = {spec.name: spec for spec in game.options}
+    where = _non_finite(options, field)
+    if where:  # protobuf's JSON conversion refuses NaN and the infinities; a Struct can carry them
+        raise invalid(where, "must be a finite number (NaN and Infinity are no JSON numbers)", "INVALID_OPTION")
     given = json_format.MessageToDict(options)
     if len(given) > len(specs):
         raise invalid(field, f"{len(given)} options given; {game.id} has {len(specs)}", "INVALID_OPTION")

@@ -7,8 +7,10 @@ is FAILED_PRECONDITION, an unknown game NOT_FOUND, overload RESOURCE_EXHAUSTED.
 
 from __future__ import annotations
 
+import json
+
 import grpc
-from google.protobuf import any_pb2
+from google.protobuf import any_pb2, duration_pb2, json_format
 from google.rpc import code_pb2, error_details_pb2, status_pb2
 
 from service import core
@@ -56,12 +58,30 @@ class ApiError(Exception):
         elif self.field:
             violation = error_details_pb2.BadRequest.FieldViolation(field=self.field, description=self.message)
             details.append(error_details_pb2.BadRequest(field_violations=[violation]))
+        retry_after = self.metadata.get("retry_after_seconds")
+        if self.code == grpc.StatusCode.RESOURCE_EXHAUSTED and retry_after:
+            # google.rpc.RetryInfo: how a gRPC client is told when to try again (AIP-194).
+            details.append(error_details_pb2.RetryInfo(retry_delay=duration_pb2.Duration(seconds=int(retry_after))))
         packed = []
         for detail in details:
             any_detail = any_pb2.Any()
             any_detail.Pack(detail)
             packed.append(any_detail)
         return status_pb2.Status(code=self.code.value[0], message=self.message, details=packed)
+
+
+_CODE_OF_NUMBER = {code.value[0]: code for code in grpc.StatusCode}
+
+
+def error_status(code: int, message: str, reason: str = "", field: str = "") -> status_pb2.Status:
+    """The ``google.rpc.Status`` of an error the transport finds itself (``code``: a ``google.rpc.Code``
+    number), built as every other error is (``ApiError.to_status``)."""
+    return ApiError(_CODE_OF_NUMBER.get(code, grpc.StatusCode.UNKNOWN), reason, message, field).to_status()
+
+
+def status_json(status: status_pb2.Status) -> bytes:
+    """A Status as the REST gateway writes it: its proto3 JSON, compact."""
+    return json.dumps(json_format.MessageToDict(status), separators=(",", ":")).encode()
 
 
 def _bounded(text: str, limit: int) -> str:

@@ -55,9 +55,11 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from gamerules.v1 import gamerules_pb2 as pb
 from service.api import auth, environment, gateway_pacing, logs, metrics, protojson
+from service.api.callers import CALLER_METADATA
 from service.api.calls import WORKER_METADATA
 from service.api.cors import install_cors, origins_from_env
-from service.api.errors import HTTP_STATUS, overloaded
+from service.api.errors import HTTP_STATUS, error_status, overloaded, status_json
+from service.api.gateway_asgi import CLIENT_WATCH
 from service.api.mapping import HTTP_BODY, QueryError, apply_query, body_response, status_of, stream_response
 from service.api.openapi import serve_openapi
 
@@ -69,13 +71,16 @@ BACKEND_CONNECTIONS = 8
 RETRY_PAUSE_S = 0.1
 DISCARD_LIMIT_FACTOR = 8  # a refused body up to this many times the limit is read to its end before the 400
 MAX_TIMEOUT_S = 300.0
+# A Grpc-Timeout shorter than this (``1n``, ``500u``) is a deadline already passed when the call would start: gRPC's
+# channel counts deadlines in whole milliseconds, and would have sent the call with none.
+MIN_TIMEOUT_S = 1e-3
 _TIMEOUT_UNITS = {"H": 3600.0, "M": 60.0, "S": 1.0, "m": 1e-3, "u": 1e-6, "n": 1e-9}
 PLAYGROUND = os.path.join(os.path.dirname(os.path.abspath(__file__)), "playground")
-# A WSGI server may tell the app when a request's client has gone: ``environ[CLIENT_WATCH]()``, called when a
-# call starts, gives a function that says True once the client has left (``service/api/gateway_server.py``
-# provides it under granian). A best move then waits for its answer ``HANGUP_POLL_S`` at a time, asking it in
-# between, and cancels its call when the client left: the server stops the search. Without it, it waits.
-CLIENT_WATCH = "gamerules.client_watch"
+# The server may tell the app when a request's client has gone: ``environ[CLIENT_WATCH]()``, called when a
+# call starts, gives a function that says True once the client has left (``service/api/gateway_asgi.py``'s
+# front provides it from the server's disconnect). A best move then waits for its answer ``HANGUP_POLL_S`` at a
+# time, asking it in between, and cancels its call when the client left: the server stops the search. Without
+# it (another WSGI server), it waits.
 HANGUP_POLL_S = 0.05
 
 
@@ -137,21 +142,14 @@ def build_routes(channel: grpc.Channel) -> list[Route]:
 
 
 def status_response(status: status_pb2.Status, headers: dict[str, str] | None = None) -> Response:
-    body = json.dumps(json_format.MessageToDict(status), separators=(",", ":"))
-    response = Response(body, status=HTTP_STATUS.get(status.code, 500), mimetype="application/json")
+    response = Response(status_json(status), status=HTTP_STATUS.get(status.code, 500), mimetype="application/json")
     for key, value in (headers or {}).items():
         response.headers[key] = value
     return response
 
 
 def error_response(code: int, message: str, reason: str = "", field: str = "") -> Response:
-    status = status_pb2.Status(code=code, message=message)
-    if reason:
-        status.details.add().Pack(error_details_pb2.ErrorInfo(reason=reason, domain="gamerules.v1"))
-    if field:
-        violation = error_details_pb2.BadRequest.FieldViolation(field=field, description=message)
-        status.details.add().Pack(error_details_pb2.BadRequest(field_violations=[violation]))
-    return status_response(status)
+    return status_response(error_status(code, message, reason, field))
 
 
 def method_not_allowed(path: str, allowed: list[str]) -> Response:
@@ -231,14 +229,49 @@ def strict_json_error(body: dict[str, Any], message: descriptor.Descriptor) -> t
     return None
 
 
+class _NonFinite:
+    """What ``json.loads`` reads ``NaN``, ``Infinity`` and ``-Infinity`` as (Python's JSON accepts them, JSON
+    does not): found by ``non_finite_path``, which names the field."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+
+
+def non_finite_path(body: Any) -> str | None:
+    """The JSON path (``options.size``, ``moves[2]``) of the first NaN or Infinity in ``body``, None if none.
+    Walked without recursion, keys as the caller wrote them."""
+    stack: list[tuple[str, Any]] = [("", body)]
+    while stack:
+        path, value = stack.pop()
+        if isinstance(value, _NonFinite):
+            return path
+        if isinstance(value, dict):
+            stack.extend((f"{path}.{key[:64]}" if path else key[:64], item) for key, item in value.items())
+        elif isinstance(value, list):
+            stack.extend((f"{path}[{index}]", item) for index, item in enumerate(value))
+    return None
+
+
 def _timeout(default_s: float) -> float | Response:
     header = request.headers.get("Grpc-Timeout", "")
     if not header:
         return default_s
     match = re.fullmatch(r"(\d{1,8})([HMSmun])", header)
     if not match:
-        return error_response(code_pb2.INVALID_ARGUMENT, "Grpc-Timeout: expected e.g. 500m or 2S", "INVALID_TIMEOUT")
-    return min(int(match.group(1)) * _TIMEOUT_UNITS[match.group(2)], MAX_TIMEOUT_S)
+        return error_response(
+            code_pb2.INVALID_ARGUMENT,
+            "Grpc-Timeout: expected 1 to 8 digits and a unit (H, M, S, m, u or n), e.g. 500m or 2S",
+            "INVALID_TIMEOUT",
+        )
+    seconds = int(match.group(1)) * _TIMEOUT_UNITS[match.group(2)]
+    if seconds < MIN_TIMEOUT_S:
+        # A deadline this close has passed by the time the call could start: gRPC's own answer to it.
+        return error_response(
+            code_pb2.DEADLINE_EXCEEDED,
+            f"Grpc-Timeout: {header} passed before the call could start",
+            "DEADLINE_EXCEEDED",
+        )
+    return min(seconds, MAX_TIMEOUT_S)
 
 
 def _backend_channel(backend: str, index: int = 0) -> grpc.Channel:
@@ -333,13 +366,22 @@ def _parse_body(raw: bytes, route: Route, message: Any) -> Response | None:
     if not raw.strip():
         return None
     try:
-        body = json.loads(raw)
+        body = json.loads(raw, parse_constant=_NonFinite)
     except (ValueError, UnicodeDecodeError) as error:
         return error_response(code_pb2.INVALID_ARGUMENT, f"body: not valid JSON ({error})", "INVALID_JSON", "body")
     except RecursionError:
         return error_response(code_pb2.INVALID_ARGUMENT, "body: JSON nested too deeply", "INVALID_JSON", "body")
     if not isinstance(body, dict):
         return error_response(code_pb2.INVALID_ARGUMENT, "body: must be a JSON object", "INVALID_JSON", "body")
+    where = non_finite_path(body)
+    if where is not None:
+        field = where or "body"
+        return error_response(
+            code_pb2.INVALID_ARGUMENT,
+            f"{field}: NaN and Infinity are no JSON numbers; send a finite number",
+            "INVALID_JSON",
+            field,
+        )
     strict = strict_json_error(body, route.method.input_type)
     if strict is not None:
         field, text = strict
@@ -371,6 +413,7 @@ def create_app(backend: str | None = None, timeout_s: float | None = None) -> Fl
             or (gateway_pacing.DEFAULT_SLOTS if searches is not None else 0)
         ),
         float(environment.env("GAMERULES_GATEWAY_REFUSAL_HOLD_S") or gateway_pacing.DEFAULT_HOLD_S),
+        float(environment.env("GAMERULES_GATEWAY_MAX_QUEUE_WAIT_S") or gateway_pacing.DEFAULT_MAX_WAIT_S),
     )
     metrics.record_process_metrics()  # this worker's process_* series (multi-process mode only)
     routes = backends.routes[0]
@@ -438,13 +481,16 @@ def create_app(backend: str | None = None, timeout_s: float | None = None) -> Fl
         if isinstance(timeout, Response):
             return timeout
         metadata = [(key.lower(), value) for key, value in request.headers.items() if key.lower() in _FORWARDED]
+        # The caller, for the server's fair share of searches (``callers.py``): the HTTP client, not the gateway.
+        metadata.append((CALLER_METADATA, request.remote_addr or ""))
         if route.method.server_streaming:
             gone = _client_watch()
             return stream_response(route.call(message, timeout=timeout, metadata=metadata), _rpc_error_response, gone)
         if route.method.name == "BestMove":
             response = _search(route, message, timeout, metadata)
             if response.status_code == 429:  # held a while first, so that a client ignoring Retry-After cannot spin
-                pacing.hold(g.started + timeout, metrics.observe_held_refusal)
+                answer_by = g.started + min(timeout, gateway_pacing.ANSWER_REFUSALS_BY_S)
+                pacing.hold(answer_by, metrics.observe_held_refusal)
             return response
         try:
             answer, call = backends.call(route, message, timeout, metadata)

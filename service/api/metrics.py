@@ -98,6 +98,18 @@ HELD_REFUSALS = Counter(
     "gamerules_gateway_held_refusals_total",
     "Refused best moves the gateway held a while before answering 429.",
 )
+SEARCHES_REFUSED = Counter(
+    "gamerules_best_move_refused_total",
+    "Best moves refused for want of a search slot (RESOURCE_EXHAUSTED), by the caller's class: key (an API "
+    "key), forwarded (named by a trusted backend or the gateway) or address.",
+    ["caller"],
+)
+SLOW_CLIENTS = Counter(
+    "gamerules_gateway_slow_clients_total",
+    "Requests the gateway closed before their body was whole: stage body_chunk (a pause between chunks), body "
+    "(the whole body's time) or refused (too many bodies arriving at once).",
+    ["stage"],
+)
 
 
 # Each process's own CPU, memory and file descriptors. A single process exposes them through
@@ -240,6 +252,16 @@ def observe_http(method: str, route: str, status: int, seconds: float) -> None:
     method = method if method in _HTTP_METHODS else "other"
     HTTP_REQUESTS.labels(method, route, str(status)).inc()
     HTTP_DURATION.labels(method, route).observe(seconds)
+
+
+def observe_search_refused(caller_class: str) -> None:
+    """A best move refused for want of a slot (``searches.Overloaded``), by its caller's class."""
+    SEARCHES_REFUSED.labels(caller_class).inc()
+
+
+def observe_slow_client(stage: str) -> None:
+    """A request closed by the gateway's front before its body was whole (``gateway_asgi``)."""
+    SLOW_CLIENTS.labels(stage).inc()
 
 
 def observe_held_refusal() -> None:

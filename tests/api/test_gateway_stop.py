@@ -18,16 +18,15 @@ _SLOW_START = """
 import sys, time
 from service.api import gateway_server
 
-relay = gateway_server._relay_stop_signals
+configure = gateway_server.front_config
 
 
-def slowly(worker=False):
-    relay(worker)
-    if worker:
-        time.sleep(20)
+def slowly():
+    time.sleep(20)  # in a worker only: the main process never builds the app
+    return configure()
 
 
-gateway_server._relay_stop_signals = slowly
+gateway_server.front_config = slowly
 sys.exit(gateway_server.main(sys.argv[1:]))
 """
 

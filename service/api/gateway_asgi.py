@@ -1,0 +1,313 @@
+"""The REST gateway's front: the HTTP side of a request, asynchronously, before the Flask app sees it.
+
+Why. Under granian's WSGI interface a request held one of the worker's threads from its first byte to its
+last, body included, and the interface has no read timeout: 150 connections that sent one byte of their body
+and stalled took every thread, and the rules calls behind them waited for ever. A production proxy reads the
+body before it bothers the application (nginx buffers it; Envoy times each stage). So does this front, under
+granian's ASGI interface (``gateway_server``):
+
+- **Body.** Read here, in the worker's event loop, where a waiting body costs no thread: each chunk within
+  ``body_chunk_s``, the whole within ``body_s``, at most ``max_body`` bytes (413 at once beyond, whatever
+  the framing). A body that stalls is answered 408 with ``Connection: close``, counted
+  (``gamerules_gateway_slow_clients_total``) and logged once.
+- **Bounds.** At most ``max_bodies`` bodies are being read at once in a worker; one more is answered 503
+  with ``Connection: close`` and ``Retry-After`` before its body is read. The connections themselves are
+  bounded by granian (``backpressure``), the headers' time and the idle keep-alive by its
+  ``header_read_timeout`` (both public options, set by ``gateway_server``).
+- **Handler.** The Flask app then runs on one of ``threads`` threads with the body whole in memory: its
+  threads wait only on gRPC calls, never on a client.
+- **Hang-up.** The interface says when the client goes (``http.disconnect``): the app's
+  ``environ[CLIENT_WATCH]`` reads it, and a best move or a stream whose client left is cancelled.
+
+The response goes back as the app writes it: whole in one message when it declares its length, chunk by
+chunk when it streams (``:analyze``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import io
+import logging
+import threading
+from collections.abc import Awaitable, Callable, Iterable
+from concurrent import futures
+from dataclasses import dataclass
+from typing import Any
+
+from google.rpc import code_pb2
+
+from service.api import metrics
+from service.api.errors import error_status, status_json
+
+_log = logging.getLogger(__name__)
+
+Scope = dict[str, Any]
+Receive = Callable[[], Awaitable[dict[str, Any]]]
+Send = Callable[[dict[str, Any]], Awaitable[None]]
+
+CLIENT_WATCH = "gamerules.client_watch"  # the name the gateway reads (``gateway.CLIENT_WATCH``)
+_BUSY = "too many request bodies arriving at this gateway at once; retry shortly"
+_STALLED = "body: did not arrive in time; send the whole body at once (the gateway waits a few seconds for it)"
+
+
+@dataclass(frozen=True, slots=True)
+class FrontConfig:
+    """The stages' bounds (``gateway_server`` reads them from its flags and the environment)."""
+
+    threads: int = 9  # the app's threads: requests handled at once
+    max_body: int = 1 << 20  # bytes; the gateway's MAX_BODY_BYTES unless configured
+    body_s: float = 10.0  # the whole body within this
+    body_chunk_s: float = 5.0  # and each chunk of it within this of the one before
+    max_bodies: int = 512  # bodies read at once per worker
+
+
+class _Stalled(Exception):
+    """The client stopped sending its body (``stage``: "body_chunk" or "body")."""
+
+    def __init__(self, stage: str) -> None:
+        super().__init__(stage)
+        self.stage = stage
+
+
+class _TooLarge(Exception):
+    pass
+
+
+class _Gone(Exception):
+    """The client left before its body was whole."""
+
+
+class Front:
+    """The ASGI application of one gateway worker, in front of the WSGI ``app``."""
+
+    def __init__(self, app: Callable[..., Iterable[bytes]], config: FrontConfig) -> None:
+        self._app, self._config = app, config
+        self._pool = futures.ThreadPoolExecutor(max(1, config.threads), thread_name_prefix="gateway")
+        self._reading = 0  # bodies being read now (only the event loop's thread counts them)
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "lifespan":
+            await self._lifespan(receive, send)
+        elif scope["type"] == "http":
+            await self._http(scope, receive, send)
+
+    async def _lifespan(self, receive: Receive, send: Send) -> None:
+        while True:
+            message = await receive()
+            if message["type"] == "lifespan.startup":
+                await send({"type": "lifespan.startup.complete"})
+            elif message["type"] == "lifespan.shutdown":
+                self._pool.shutdown(wait=False)
+                await send({"type": "lifespan.shutdown.complete"})
+                return
+
+    async def _http(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if _bodiless(scope):
+            await self._answer(scope, b"", receive, send)
+            return
+        if self._reading >= self._config.max_bodies:
+            metrics.observe_slow_client("refused")
+            await _refuse(send, 503, code_pb2.RESOURCE_EXHAUSTED, "GATEWAY_BUSY", _BUSY)
+            return
+        self._reading += 1
+        try:
+            body = await self._body(scope, receive)
+        except _Stalled as stalled:
+            metrics.observe_slow_client(stalled.stage)
+            client = scope.get("client") or ("", 0)
+            _log.info("closed a client that stopped sending its body (%s) from %s", stalled.stage, client[0])
+            await _refuse(send, 408, code_pb2.DEADLINE_EXCEEDED, "BODY_TIMEOUT", _STALLED, "body")
+            return
+        except _TooLarge:
+            message = f"body: larger than {self._config.max_body} bytes"
+            await _refuse(send, 400, code_pb2.INVALID_ARGUMENT, "REQUEST_TOO_LARGE", message, "body")
+            return
+        except _Gone:
+            return
+        finally:
+            self._reading -= 1
+        await self._answer(scope, body, receive, send)
+
+    async def _answer(self, scope: Scope, body: bytes, receive: Receive, send: Send) -> None:
+        gone = threading.Event()
+        watcher = asyncio.ensure_future(_watch_disconnect(receive, gone))
+        try:
+            await self._respond(_environ(scope, body, gone), send, gone)
+        finally:
+            watcher.cancel()
+
+    async def _body(self, scope: Scope, receive: Receive) -> bytes:
+        declared = _content_length(scope)
+        if declared is not None and declared > self._config.max_body:
+            raise _TooLarge
+        loop = asyncio.get_running_loop()
+        end = loop.time() + self._config.body_s
+        parts: list[bytes] = []
+        size = 0
+        while True:
+            left = end - loop.time()
+            wait = min(self._config.body_chunk_s, left)
+            if wait <= 0:
+                raise _Stalled("body")
+            try:
+                message = await asyncio.wait_for(receive(), wait)
+            except TimeoutError:
+                raise _Stalled("body_chunk" if wait < left else "body") from None
+            if message["type"] == "http.disconnect":
+                raise _Gone
+            chunk = message.get("body", b"")
+            if chunk:
+                size += len(chunk)
+                if size > self._config.max_body:
+                    raise _TooLarge
+                parts.append(chunk)
+            if not message.get("more_body", False):
+                return b"".join(parts)
+
+    async def _respond(self, environ: dict[str, Any], send: Send, gone: threading.Event) -> None:
+        loop = asyncio.get_running_loop()
+        updates: asyncio.Queue[tuple[str, Any]] = asyncio.Queue()
+
+        def hand(kind: str, value: Any) -> None:
+            loop.call_soon_threadsafe(updates.put_nowait, (kind, value))
+
+        self._pool.submit(_run_app, self._app, environ, hand, gone)
+        started = False
+        while True:
+            kind, value = await updates.get()
+            if kind == "start":
+                status, headers, body, more = value
+                await send({"type": "http.response.start", "status": status, "headers": headers})
+                started = True
+                await send({"type": "http.response.body", "body": body, "more_body": more})
+                if not more:
+                    return
+            elif kind == "body":
+                await send({"type": "http.response.body", "body": value, "more_body": True})
+            else:  # "end": the app's answer is complete, or it failed before it started one
+                if not started:
+                    await _refuse(send, 500, code_pb2.INTERNAL, "INTERNAL", "internal error; it has been logged")
+                else:
+                    await send({"type": "http.response.body", "body": b"", "more_body": False})
+                return
+
+
+async def _watch_disconnect(receive: Receive, gone: threading.Event) -> None:
+    """Set ``gone`` once the interface says the client has left (the body is whole: that is all it says)."""
+    while True:
+        message = await receive()
+        if message["type"] == "http.disconnect":
+            gone.set()
+            return
+
+
+def _run_app(
+    app: Callable[..., Iterable[bytes]],
+    environ: dict[str, Any],
+    hand: Callable[[str, Any], None],
+    gone: threading.Event,
+) -> None:
+    """Run the WSGI app on this (pool) thread and hand its answer to the event loop: headers with the first
+    chunk, then each further chunk, then the end. A response that declares its length goes in one piece."""
+    started: list[tuple[int, list[tuple[bytes, bytes]], bool]] = []
+
+    def start_response(status: str, headers: list[tuple[str, str]], exc_info: Any = None) -> Callable[[bytes], None]:
+        encoded = [(name.lower().encode("latin-1"), value.encode("latin-1")) for name, value in headers]
+        sized = any(name == b"content-length" for name, _ in encoded)
+        started[:] = [(int(status.split(" ", 1)[0]), encoded, sized)]
+        return lambda _: None  # the write() callable of old WSGI apps: Flask never calls it
+
+    result: Iterable[bytes] | None = None
+    try:
+        result = app(environ, start_response)
+        iterator = iter(result)
+        status, headers, sized = started[0]
+        if sized:
+            hand("start", (status, headers, b"".join(iterator), False))
+            return
+        first = next(iterator, b"")
+        hand("start", (status, headers, first, True))
+        for chunk in iterator:
+            if gone.is_set():
+                break
+            if chunk:
+                hand("body", chunk)
+    except Exception:
+        _log.exception("the gateway app failed on %s %s", environ.get("REQUEST_METHOD"), environ.get("PATH_INFO"))
+    finally:
+        close = getattr(result, "close", None)
+        if callable(close):
+            try:
+                close()
+            except Exception:
+                _log.exception("closing the gateway app's answer failed")
+        hand("end", None)
+
+
+def _bodiless(scope: Scope) -> bool:
+    """A GET, HEAD or OPTIONS that declares no body (a chunked one is read like any other)."""
+    if scope.get("method") not in ("GET", "HEAD", "OPTIONS"):
+        return False
+    return not any(name in (b"content-length", b"transfer-encoding") for name, _ in scope.get("headers", ()))
+
+
+def _content_length(scope: Scope) -> int | None:
+    for name, value in scope.get("headers", ()):
+        if name == b"content-length":
+            try:
+                return int(value)
+            except ValueError:
+                return None
+    return None
+
+
+def _environ(scope: Scope, body: bytes, gone: threading.Event) -> dict[str, Any]:
+    """The WSGI environ (PEP 3333) of an ASGI HTTP scope, the body whole."""
+    server = scope.get("server") or ("localhost", 80)
+    client = scope.get("client") or ("", 0)
+    path = scope.get("root_path", "") + scope["path"]
+    environ: dict[str, Any] = {
+        "REQUEST_METHOD": scope["method"],
+        "SCRIPT_NAME": "",
+        "PATH_INFO": path.encode("utf-8").decode("latin-1"),
+        "QUERY_STRING": scope.get("query_string", b"").decode("latin-1"),
+        "SERVER_NAME": str(server[0]),
+        "SERVER_PORT": str(server[1]),
+        "REMOTE_ADDR": str(client[0]),
+        "SERVER_PROTOCOL": f"HTTP/{scope.get('http_version', '1.1')}",
+        "CONTENT_LENGTH": str(len(body)),
+        "wsgi.version": (1, 0),
+        "wsgi.url_scheme": scope.get("scheme", "http"),
+        "wsgi.input": io.BytesIO(body),
+        "wsgi.errors": io.StringIO(),
+        "wsgi.multithread": True,
+        "wsgi.multiprocess": True,
+        "wsgi.run_once": False,
+        CLIENT_WATCH: lambda: gone.is_set,
+    }
+    for raw_name, raw_value in scope.get("headers", ()):
+        name = raw_name.decode("latin-1").upper().replace("-", "_")
+        value = raw_value.decode("latin-1")
+        if name in ("CONTENT_LENGTH", "TRANSFER_ENCODING"):
+            continue  # the body is whole: its length is the one above
+        if name == "CONTENT_TYPE":
+            environ["CONTENT_TYPE"] = value
+            continue
+        key = f"HTTP_{name}"
+        environ[key] = f"{environ[key]},{value}" if key in environ else value
+    return environ
+
+
+async def _refuse(send: Send, http_status: int, code: int, reason: str, message: str, field: str = "") -> None:
+    """An error answer of the front, written as every gateway error is (``errors.error_status``), and the
+    connection closed after it: its body was not read (whole)."""
+    body = status_json(error_status(code, message, reason, field))
+    headers = [
+        (b"content-type", b"application/json"),
+        (b"content-length", str(len(body)).encode()),
+        (b"connection", b"close"),
+    ]
+    if code == code_pb2.RESOURCE_EXHAUSTED:
+        headers.append((b"retry-after", b"1"))
+    await send({"type": "http.response.start", "status": http_status, "headers": headers})
+    await send({"type": "http.response.body", "body": body, "more_body": False})
