@@ -34,6 +34,11 @@ DEFAULT_SLOTS = 64  # best moves waiting at once per worker: a 64-client flood o
 # together would otherwise wake together, once per hold, and go through the interpreter in one burst.
 HOLD_SPREAD = 0.5
 MARGIN_S = 0.05  # a waiting best move is answered at least this long before the caller's deadline
+# The longest a best move waits here for a place (the server's queue has its own bound, ``searches.py``), and
+# the latest, after its arrival, that a refusal's hold ends: a saturated gateway answers within seconds, not
+# at the caller's deadline (``python -m bench --only saturation``).
+DEFAULT_MAX_WAIT_S = 0.5
+ANSWER_REFUSALS_BY_S = 3.0
 
 
 def servers_share(left_s: float) -> float:
@@ -48,8 +53,8 @@ class Pacing:
     worker's share (``wait_for``) or for its 429 (``hold``: ``hold_s``, 0 for none), never past its deadline
     less ``MARGIN_S``. Deadlines are ``time.perf_counter()`` values."""
 
-    def __init__(self, slots: int, hold_s: float) -> None:
-        self.hold_s = hold_s
+    def __init__(self, slots: int, hold_s: float, max_wait_s: float = DEFAULT_MAX_WAIT_S) -> None:
+        self.hold_s, self.max_wait_s = hold_s, max_wait_s
         self._slots = threading.BoundedSemaphore(slots) if slots > 0 else None
         self._lock = threading.Lock()
         self.waiting = 0  # best moves waiting now (read by the tests)
@@ -59,7 +64,7 @@ class Pacing:
         the deadline allows; False when none was had."""
         if share.acquire(blocking=False):
             return True
-        seconds = deadline - MARGIN_S - time.perf_counter()
+        seconds = min(deadline - MARGIN_S - time.perf_counter(), self.max_wait_s)
         if seconds <= 0 or not self._sit():
             return False
         try:

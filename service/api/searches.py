@@ -1,11 +1,18 @@
-"""Where best-move searches run, and how many at once: a bounded queue in front of a fixed number of search
-slots, with the searches at a lower scheduling priority than the calls of the rules.
+"""Where best-move searches run, and how many at once: a bounded, fair queue in front of a fixed number of
+search slots, with the searches at a lower scheduling priority than the calls of the rules.
 
-Admission. A process runs at most ``capacity`` searches at once; up to ``queue`` more calls wait for a slot,
-each until the time its own search must end (the caller's deadline minus the answer margin, at most the
-server's cap), less ``MIN_SEARCH_S`` so that the search it waited for still has time to find a move. A call
-is refused (``Overloaded``: RESOURCE_EXHAUSTED with ``Retry-After``) only when the queue is full or when no
-slot freed in time to meet its deadline.
+Admission. A process runs at most ``capacity`` searches at once, and one caller at most ``caller_slots`` of
+them (half, at least one): a caller is who ``callers.py`` says (its API key, a trusted backend's word, its
+address). Up to ``queue`` more calls wait for a slot; when the queue is full, a call of the caller with the
+most calls waiting is refused to make room for another caller's (``_push_out``). A slot that frees goes to the
+waiting caller that runs the fewest searches; among equals, to the one whose last search started longest
+ago, then to the longest-waiting call.
+A call waits at most ``max_wait_s`` (a few seconds), and never past the time its own search must end (the
+caller's deadline minus the answer margin, at most the server's cap) less ``MIN_SEARCH_S``. Beyond that it
+is refused (``Overloaded``: RESOURCE_EXHAUSTED with ``google.rpc.RetryInfo``, 429 with ``Retry-After``
+over REST), with a retry delay of when the soonest running search ends. So one greedy caller running twenty
+10 s searches takes one slot of two and the queue's places of each worker, and another caller's 100 ms
+search still finds a slot (``python -m bench --only fair`` measures both).
 
 Priority. A portal sends a rules call on every human move and expects it back at once; a search takes all the
 CPU it is given. So searches run on cores of their own where the server owns several (``cpus.py``: the
@@ -14,7 +21,8 @@ first:
 
 - ``process`` (the default): in ``capacity`` search processes per worker at nice ``SEARCH_NICE``. The worker's
   interpreter then never waits for a search to hand back its lock, and the kernel gives the rules calls
-  the cores first. Forked by a forkserver, which starts from a fresh interpreter: a process that runs gRPC
+  the cores first. Streamed analyses search there too, and hand each iteration back through a queue of
+  their slot. Forked by a forkserver, which starts from a fresh interpreter: a process that runs gRPC
   must not fork itself.
 - ``thread``: in ``capacity`` threads of the worker, each niced on its own (``os.setpriority`` on the
   thread's id, Linux). Cheaper, but a search thread holds the interpreter lock that the rules calls of its
@@ -25,12 +33,16 @@ A search's stop signal is the caller's: it ends when the call is cancelled or it
 
 from __future__ import annotations
 
+import itertools
 import logging
+import math
 import multiprocessing
 import os
+import pickle
 import queue
 import threading
 import time
+from collections.abc import Callable
 from concurrent import futures
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
@@ -47,27 +59,33 @@ MODES = ("process", "thread")
 SEARCH_NICE = 10  # above the rules calls' 0; the Linux scheduler then gives a search ~1/10 of a contended core
 # A search granted its slot later than this before its end would only return its first guess: refused instead.
 MIN_SEARCH_S = 0.02
+_CALLERS_REMEMBERED = 1024  # callers whose last start the queue keeps before it forgets those gone
 _CANCEL_POLL_S = 0.05  # how often a waiting call checks whether its caller went away (process mode)
 _WORKER_WATCH_S = 1.0  # how often a search process checks that its worker is still there
 
 
 class Overloaded(Exception):
-    """No search slot: the queue is full, or no slot freed in time for the call's deadline."""
+    """No search slot: the queue (or the caller's part of it) is full, or no slot freed in time. ``retry_after_s``:
+    when a slot is expected to be free (the soonest running search's end)."""
+
+    def __init__(self, message: str, retry_after_s: int = 1) -> None:
+        super().__init__(message)
+        self.retry_after_s = retry_after_s
 
 
 class SearchLost(Exception):
     """The search process died under the search (killed, out of memory); the call is safe to retry."""
 
 
-# Whether a search leaves the interpreter lock to others while it runs (a native engine that releases it).
-# Until then a worker runs one search at a time whatever the cores: its workers are one per core already, and
-# more slots would split one core between searches that each answer worse in their time.
-SEARCHES_RELEASE_THE_GIL = False
+# Searches per worker process. Two: a search process holds no lock of the worker's, so a second caller's search
+# runs beside a first one's (each caller may hold half the slots), and a lone caller uses one slot per worker,
+# one search per core with a worker per core, as when there was one slot.
+DEFAULT_CAPACITY = 2
+DEFAULT_MAX_WAIT_S = 2.0  # the longest a best move waits for a slot before its 429
 
 
 def default_capacity() -> int:
-    """Searches per worker process: the cores it may use once searches run in parallel, else one."""
-    return len(os.sched_getaffinity(0)) if SEARCHES_RELEASE_THE_GIL else 1
+    return DEFAULT_CAPACITY
 
 
 @dataclass(frozen=True, slots=True)
@@ -86,6 +104,14 @@ class SearchJob:
     purpose: core.Purpose = "play"
 
 
+@dataclass(slots=True)
+class _Waiter:
+    caller: str
+    order: int
+    ticket: int | None = None  # set by the one that hands it a slot
+    pushed_out: bool = False  # set when a call of a caller with fewer waiting took its place
+
+
 class SearchPool:
     """Admission and execution of one process's searches (``mode``: ``process`` or ``thread``)."""
 
@@ -96,35 +122,116 @@ class SearchPool:
         mode: str = "process",
         nice: int = SEARCH_NICE,
         cores: frozenset[int] | None = None,
+        max_wait_s: float = DEFAULT_MAX_WAIT_S,
+        caller_slots: int | None = None,
     ) -> None:
         if mode not in MODES:
             raise ValueError(f"search mode must be one of {MODES}, not {mode!r}")
         self.capacity, self.mode, self._nice, self._cores = capacity, mode, nice, cores
-        self._admitted = threading.BoundedSemaphore(capacity + queue_size)
-        # The slots themselves: a search holds a ticket, which also names its cancel flag in process mode.
-        self._tickets: queue.Queue[int] = queue.Queue()
-        for ticket in range(capacity):
-            self._tickets.put(ticket)
+        self.queue_size, self.max_wait_s = queue_size, max_wait_s
+        self.caller_slots = caller_slots or max(1, capacity // 2)
+        self._free = list(range(capacity))  # the slots' tickets; a ticket also names its cancel flag and queue
+        self._ends: dict[int, float] = {}  # a running search's ticket: when it must end
+        self._running: dict[str, int] = {}  # searches running, by caller
+        self._last_start: dict[str, int] = {}  # when each caller last started a search (in ``_order``'s count)
+        self._waiting: list[_Waiter] = []
+        self._order = itertools.count()
+        self._turn = threading.Condition()
         self._lock = threading.Lock()
         self._executor: futures.Executor | None = None
         self._cancelled: Any = None  # process mode: one shared byte per ticket, set when its caller went away
+        self._updates: list[Any] = []  # process mode: one queue per ticket, a streamed analysis's iterations
 
-    def run(self, job: SearchJob, stop: CallerStop) -> core.SearchResult:
+    def run(self, job: SearchJob, stop: CallerStop, caller: str = "") -> core.SearchResult:
         """The search's result; Overloaded when there is no slot in time; the engine's RulesError as raised.
-        ``stop`` is the call's own stop signal (its ``active()`` says whether the caller still waits)."""
-        if not self._admitted.acquire(blocking=False):
-            raise Overloaded("too many best-move searches in progress and waiting")
+        ``stop`` is the call's own stop signal (its ``active()`` says whether the caller still waits);
+        ``caller`` who asks (``callers.py``), for the fair share."""
+        ticket = self._admit(job, stop, caller)
         try:
-            try:
-                ticket = self._tickets.get(timeout=max(job.end - MIN_SEARCH_S - time.monotonic(), 0.0))
-            except queue.Empty:
-                raise Overloaded("no search slot freed in time for the call's deadline") from None
-            try:
-                return self._search(job, ticket, stop)
-            finally:
-                self._tickets.put(ticket)
+            return self._search(job, ticket, stop)
         finally:
-            self._admitted.release()
+            self._release(ticket, caller)
+
+    # --- the fair queue --------------------------------------------------------------------------------
+
+    def _admit(self, job: SearchJob, stop: CallerStop, caller: str) -> int:
+        with self._turn:
+            waiter = _Waiter(caller, next(self._order))
+            self._waiting.append(waiter)
+            self._hand_out()
+            if waiter.ticket is None and len(self._waiting) > self.queue_size:
+                self._push_out(waiter)
+            until = min(job.end - MIN_SEARCH_S, time.monotonic() + self.max_wait_s)
+            try:
+                while waiter.ticket is None:
+                    if waiter.pushed_out:
+                        raise Overloaded(
+                            "too many best-move searches in progress and waiting; this caller has the most",
+                            self._retry_after(),
+                        )
+                    left = until - time.monotonic()
+                    if left <= 0 or not stop.active():
+                        raise Overloaded("no search slot freed in time", self._retry_after())
+                    self._turn.wait(min(left, _CANCEL_POLL_S))
+            finally:
+                if waiter.ticket is None and not waiter.pushed_out:
+                    self._waiting.remove(waiter)
+            self._ends[waiter.ticket] = _expected_end(job)
+            return waiter.ticket
+
+    def _push_out(self, arrived: _Waiter) -> None:
+        """The queue is one over full: refuse the newest call of the caller with the most calls waiting (the
+        one that just arrived when it is that caller's, or ties with it). So a caller may fill the queue while
+        nobody else waits, and gives up its places one by one as others come."""
+        counts: dict[str, int] = {}
+        for waiter in self._waiting:
+            counts[waiter.caller] = counts.get(waiter.caller, 0) + 1
+        most = max(counts, key=lambda caller: (counts[caller], caller == arrived.caller))
+        victim = arrived if counts[most] <= counts[arrived.caller] else None
+        if victim is None:
+            victim = max((w for w in self._waiting if w.caller == most), key=lambda w: w.order)
+        self._waiting.remove(victim)
+        victim.pushed_out = True
+        self._turn.notify_all()
+
+    def _take(self, caller: str, end: float) -> int:
+        ticket = self._free.pop()
+        self._running[caller] = self._running.get(caller, 0) + 1
+        if len(self._last_start) >= _CALLERS_REMEMBERED:  # forget the callers that have nothing here now
+            present = set(self._running) | {waiter.caller for waiter in self._waiting}
+            self._last_start = {name: when for name, when in self._last_start.items() if name in present}
+        self._last_start[caller] = next(self._order)
+        self._ends[ticket] = end
+        return ticket
+
+    def _release(self, ticket: int, caller: str) -> None:
+        with self._turn:
+            self._ends.pop(ticket, None)
+            left = self._running[caller] - 1
+            if left:
+                self._running[caller] = left
+            else:
+                del self._running[caller]
+            self._free.append(ticket)
+            self._hand_out()
+
+    def _hand_out(self) -> None:
+        """Give free slots to waiters: the caller running the fewest searches first, then the longest waiting."""
+        while self._free:
+            eligible = [w for w in self._waiting if self._running.get(w.caller, 0) < self.caller_slots]
+            if not eligible:
+                return
+            chosen = min(
+                eligible, key=lambda w: (self._running.get(w.caller, 0), self._last_start.get(w.caller, -1), w.order)
+            )
+            self._waiting.remove(chosen)
+            chosen.ticket = self._take(chosen.caller, time.monotonic())  # its end, once it has woken (_admit)
+            self._turn.notify_all()
+
+    def _retry_after(self) -> int:
+        """Whole seconds until the soonest running search must end (1 to 10)."""
+        soonest = min(self._ends.values(), default=time.monotonic() + 1)
+        return min(max(math.ceil(soonest - time.monotonic()), 1), 10)
 
     def start(self) -> None:
         """Start the search processes or threads now rather than on the first search (a server's worker does,
@@ -142,22 +249,14 @@ class SearchPool:
     def _search(self, job: SearchJob, ticket: int, stop: CallerStop) -> core.SearchResult:
         if self.mode == "thread":
             return self._started().submit(_search, job, stop).result()
-        if stop.on_iteration is not None:
-            # Streamed analysis hands each iteration to its caller as it completes: that needs the search
-            # in this process (in the slot it holds), where the caller's callback is.
-            return _search(job, stop)
+        streamed = stop.on_iteration is not None
         for attempt in (1, 2):
             executor = self._started()
             self._cancelled[ticket] = 0
-            future = executor.submit(_search_in_child, job, ticket)
+            updates = self._updates[ticket]
+            future = executor.submit(_search_in_child, job, ticket, streamed)
             try:
-                while True:
-                    try:
-                        answer = future.result(timeout=_CANCEL_POLL_S)
-                        break
-                    except futures.TimeoutError:
-                        if not stop.active():
-                            self._cancelled[ticket] = 1
+                answer = self._wait(future, stop, ticket, updates if streamed else None)
             except BrokenProcessPool:
                 self._replace(executor)
                 if attempt == 2:
@@ -168,6 +267,33 @@ class SearchPool:
                 raise answer.error()
             return answer
         raise AssertionError("unreachable")  # pragma: no cover
+
+    def _wait(self, future: futures.Future[Any], stop: CallerStop, ticket: int, updates: Any) -> Any:
+        """The child's answer, cancelling its search once the caller went away; a streamed analysis's
+        iterations handed to ``stop.on_iteration`` as they come (all of them before the answer)."""
+        while True:
+            if updates is not None:
+                try:
+                    partial = updates.get(timeout=_CANCEL_POLL_S)
+                except queue.Empty:
+                    pass
+                else:
+                    if partial == _END:
+                        updates = None
+                    elif stop.on_iteration is not None:
+                        stop.on_iteration(pickle.loads(partial))
+                    if not stop.active():
+                        self._cancelled[ticket] = 1
+                    continue
+                if future.done():  # the child died before it said the stream ended
+                    return future.result()
+            else:
+                try:
+                    return future.result(timeout=_CANCEL_POLL_S)
+                except futures.TimeoutError:
+                    pass
+            if not stop.active():
+                self._cancelled[ticket] = 1
 
     def _started(self) -> futures.Executor:
         with self._lock:
@@ -184,11 +310,12 @@ class SearchPool:
                     context.set_forkserver_preload(["service.api.searches"])
                     if self._cancelled is None:
                         self._cancelled = context.RawArray("b", self.capacity)
+                        self._updates = [context.Queue() for _ in range(self.capacity)]
                     self._executor = futures.ProcessPoolExecutor(
                         self.capacity,
                         context,
                         initializer=_init_child,
-                        initargs=(self._cancelled, self._nice, os.getpid(), self._cores),
+                        initargs=(self._cancelled, self._updates, self._nice, os.getpid(), self._cores),
                     )
             return self._executor
 
@@ -197,6 +324,13 @@ class SearchPool:
             if self._executor is broken:
                 self._executor = None
         broken.shutdown(wait=False, cancel_futures=True)
+
+
+def _expected_end(job: SearchJob) -> float:
+    """When a search that starts now is expected to end: its time, if it asked for one, else its end."""
+    if job.limits is not None and job.limits.max_time_ms:
+        return min(job.end, time.monotonic() + job.limits.max_time_ms / 1000)
+    return job.end
 
 
 def _ready() -> bool:
@@ -231,13 +365,14 @@ class _ChildStop(core.Stop):
     """A search process's stop signal: ``"cancelled"`` once the worker set this search's flag, ``reason`` once
     the monotonic clock (the host's, the same in every process) reaches ``end``."""
 
-    __slots__ = ("_flags", "_ticket", "end", "reason")
+    __slots__ = ("_flags", "_ticket", "end", "on_iteration", "reason")
     end: float
 
     def __init__(self, flags: Any, ticket: int, end: float, reason: str) -> None:
         self._flags, self._ticket = flags, ticket
         self.end = end
         self.reason = reason
+        self.on_iteration: Callable[[core.SearchResult], None] | None = None
 
     def __call__(self) -> str:
         if self._flags[self._ticket]:
@@ -263,11 +398,13 @@ def _search(job: SearchJob, stop: core.StopSignal) -> core.SearchResult:
 # --- inside a search process ---------------------------------------------------------------------------
 
 _child_cancelled: Any = None
+_child_updates: list[Any] = []
+_END = "end"  # what a streamed search puts in its queue after its last iteration
 
 
-def _init_child(cancelled: Any, nice: int, worker: int, cores: frozenset[int] | None) -> None:
-    global _child_cancelled
-    _child_cancelled = cancelled
+def _init_child(cancelled: Any, updates: list[Any], nice: int, worker: int, cores: frozenset[int] | None) -> None:
+    global _child_cancelled, _child_updates
+    _child_cancelled, _child_updates = cancelled, updates
     _lower_priority(nice, cores)  # the only thread yet: the watcher below inherits it
     threading.Thread(target=_exit_with, args=(worker,), name="worker-watch", daemon=True).start()
 
@@ -298,9 +435,17 @@ class _Failure:
         return self.kind(self.message, self.field)
 
 
-def _search_in_child(job: SearchJob, ticket: int) -> core.SearchResult | _Failure:
+def _search_in_child(job: SearchJob, ticket: int, streamed: bool = False) -> core.SearchResult | _Failure:
     stop = _ChildStop(_child_cancelled, ticket, job.end, job.reason)
+    updates = _child_updates[ticket] if streamed else None
+    if updates is not None:
+        # Each completed iteration, to the worker as it completes: pickled now, as it stands (the queue's
+        # own thread would pickle it later, while the search goes on).
+        stop.on_iteration = lambda partial: updates.put(pickle.dumps(partial))
     try:
         return _search(job, stop)
     except core.RulesError as error:
         return _Failure(type(error), error.message, error.field)
+    finally:
+        if updates is not None:
+            updates.put(_END)

@@ -39,7 +39,7 @@ from grpc_reflection.v1alpha import reflection
 
 from gamerules.v1 import gamerules_pb2 as pb
 from gamerules.v1 import gamerules_pb2_grpc as pb_grpc
-from service.api import auth, cpus, environment, logs, multiproc, searches
+from service.api import auth, callers, cpus, environment, logs, multiproc, searches
 from service.api.calls import ObservingInterceptor
 from service.api.servicer import GameRulesServicer, ServiceConfig
 from service.levels import LEVELS
@@ -144,7 +144,11 @@ def create_server(
         maximum_concurrent_rpcs=config.max_concurrent_rpcs,
     )
     if servicer is None:
-        servicer = GameRulesServicer(config=config.service, observe_search=metrics.SearchMetrics(LEVEL_NAMES))
+        servicer = GameRulesServicer(
+            config=config.service,
+            observe_search=metrics.SearchMetrics(LEVEL_NAMES),
+            observe_refusal=metrics.observe_search_refused,
+        )
     pb_grpc.add_GameRulesServicer_to_server(servicer, server)
     health_servicer = health.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
@@ -367,6 +371,17 @@ def parse_args(argv: Sequence[str] | None = None) -> ServerConfig:
         help="best-move calls that may wait for a slot (each until its deadline) per worker",
     )
     add(
+        "--max-queue-wait-s",
+        type=float,
+        default=float(_env("GAMERULES_MAX_QUEUE_WAIT_S", str(searches.DEFAULT_MAX_WAIT_S))),
+        help="the longest a best move waits for a slot before RESOURCE_EXHAUSTED (never past its deadline)",
+    )
+    add(
+        "--trusted-peers",
+        default=_env(callers.ENV_TRUSTED_PEERS, callers.DEFAULT_TRUSTED_PEERS),
+        help="addresses or networks whose gamerules-caller metadata names the caller (the gateway's)",
+    )
+    add(
         "--search-mode",
         default=_env("GAMERULES_SEARCH_MODE", "process"),
         choices=searches.MODES,
@@ -410,6 +425,10 @@ def parse_args(argv: Sequence[str] | None = None) -> ServerConfig:
     except OSError as error:
         parser.error(f"--page-token-key-file: {error}")
     try:
+        trusted_peers = callers.trusted_networks(args.trusted_peers)
+    except ValueError as error:
+        parser.error(f"--trusted-peers: {error}")
+    try:
         split = cpus.plan(args.search_cpus)
     except ValueError as error:
         parser.error(str(error))
@@ -432,6 +451,8 @@ def parse_args(argv: Sequence[str] | None = None) -> ServerConfig:
             search_slots=slots,
             search_queue=queue,
             search_mode=args.search_mode,
+            max_queue_wait_s=max(0.0, args.max_queue_wait_s),
+            trusted_peers=trusted_peers,
             search_cores=split.search if split else None,
             page_token_key=page_token_key,
         ),

@@ -29,7 +29,7 @@ from grpc_status import rpc_status
 from gamerules.v1 import gamerules_pb2 as pb
 from gamerules.v1 import gamerules_pb2_grpc as pb_grpc
 from service import core
-from service.api import codec, searches
+from service.api import callers, codec, searches
 from service.api.errors import ApiError, from_rules_error, invalid, overloaded, unknown_game
 from service.api.limits import (
     DEFAULT_PAGE_SIZE,
@@ -66,6 +66,10 @@ class ServiceConfig:
     # waiting calls never take all the request threads that cheap calls need.
     search_queue: int = 8
     search_mode: str = "process"  # or "thread": see service/api/searches.py
+    # The longest a best move waits for a slot before it is refused (never past its own deadline).
+    max_queue_wait_s: float = searches.DEFAULT_MAX_WAIT_S
+    # The peers whose ``gamerules-caller`` metadata names the caller (``callers.py``): the gateway, a backend.
+    trusted_peers: tuple[callers.Network, ...] = callers.trusted_networks(callers.DEFAULT_TRUSTED_PEERS)
     # The cores the searches run on (``service/api/cpus.py``); None: wherever the process may run.
     search_cores: frozenset[int] | None = None
     # Reply this long before the caller's deadline, so the answer arrives in time.
@@ -131,6 +135,7 @@ class _Search:
     top_n: int
     purpose: core.Purpose
     stop: _CallStop
+    caller: callers.Caller
 
 
 class GameRulesServicer(pb_grpc.GameRulesServicer):
@@ -140,6 +145,7 @@ class GameRulesServicer(pb_grpc.GameRulesServicer):
         config: ServiceConfig | None = None,
         observe_search: SearchObserver | None = None,
         levels: Mapping[str, GameLevels] = LEVELS,
+        observe_refusal: Callable[[str], None] | None = None,
     ) -> None:
         self._games = games
         self._levels = levels
@@ -149,8 +155,10 @@ class GameRulesServicer(pb_grpc.GameRulesServicer):
             self._config.search_queue,
             self._config.search_mode,
             cores=self._config.search_cores,
+            max_wait_s=self._config.max_queue_wait_s,
         )
         self._observe_search = observe_search
+        self._observe_refusal = observe_refusal  # called with the caller's class of each refused search
         # How late the searches' priority wakes lately: the answer margin keeps that much more (``budget.py``).
         self._lag = SchedulingLag(searches.SEARCH_NICE)
         # Descriptions never change while the process runs: encode them once.
@@ -372,7 +380,9 @@ class GameRulesServicer(pb_grpc.GameRulesServicer):
             if remaining - margin_s < budget_s:
                 budget_s, reason = remaining - margin_s, "deadline"
         stop = _CallStop(context, time.monotonic() + max(budget_s, 0.0), reason)
-        return _Search(game, position, request, limits, top_n, purpose, stop)
+        metadata = {key: value for key, value in context.invocation_metadata() or () if isinstance(value, str)}
+        caller = callers.identify(metadata.get, context.peer() or "", self._config.trusted_peers)
+        return _Search(game, position, request, limits, top_n, purpose, stop, caller)
 
     def _run(self, search: _Search) -> core.SearchResult:
         """Run a prepared search in a search slot (refusing it when too many wait), and observe it."""
@@ -390,9 +400,11 @@ class GameRulesServicer(pb_grpc.GameRulesServicer):
             search.purpose,
         )
         try:
-            result = self._searches.run(job, search.stop)
+            result = self._searches.run(job, search.stop, search.caller.name)
         except searches.Overloaded as error:
-            raise overloaded(f"{error}; retry shortly") from None
+            if self._observe_refusal is not None:
+                self._observe_refusal(search.caller.kind)
+            raise overloaded(f"{error}; retry in {error.retry_after_s} s", error.retry_after_s) from None
         except searches.SearchLost as error:
             raise ApiError(grpc.StatusCode.UNAVAILABLE, "SEARCH_LOST", f"{error}; retry") from None
         except core.UnknownLevel as error:

@@ -31,10 +31,12 @@ from tests.api.test_serving import START, ServerProcess, best_move_request, fres
 
 @pytest.fixture(scope="module")
 def served() -> Iterator[tuple[ServerProcess, str]]:
-    """Two gRPC workers behind one gateway worker with 16 connections."""
+    """Two gRPC workers behind one gateway worker with 16 connections; a best move waits for a slot up to 10 s
+    (the bound's default, 2 s, is tested in ``test_searches.py`` and measured by the saturation bench)."""
+    waits = {"GAMERULES_GRPC_TARGET_CONNECTIONS": "16", "GAMERULES_GATEWAY_MAX_QUEUE_WAIT_S": "10"}
     with (
-        server_process(workers=2) as running,
-        running_gateway(running.address, env={"GAMERULES_GRPC_TARGET_CONNECTIONS": "16"}) as url,
+        server_process("--max-queue-wait-s", "10", workers=2) as running,
+        running_gateway(running.address, env=waits) as url,
     ):
         yield running, url
 
@@ -64,7 +66,8 @@ def test_rest_calls_reach_every_worker_and_name_it(served):
 
 
 def test_best_moves_wait_for_a_slot_instead_of_failing(served):
-    """Eight simultaneous 1 s searches with 10 s deadlines on two workers of one slot each: all answered."""
+    """Eight simultaneous 1 s searches of one caller with 10 s deadlines on two workers, where the caller may
+    hold one slot each: all answered."""
     running, url = served
     channels = [fresh_stub(running.address) for _ in range(8)]
     request = best_move_request(pb.SearchLimits(max_time_ms=1000, max_depth=60, max_nodes=10**9))
@@ -111,7 +114,8 @@ def test_a_call_that_cannot_get_a_slot_before_its_deadline_is_refused_with_retry
         status = rpc_status.from_call(refused.value)
         info = error_details_pb2.ErrorInfo()
         status.details[0].Unpack(info)
-        assert info.reason == "OVERLOADED" and info.metadata["retry_after_seconds"] == "1"
+        # Retry once the holding search's 3 s are up: 1 to 3 s from the refusal.
+        assert info.reason == "OVERLOADED" and 1 <= int(info.metadata["retry_after_seconds"]) <= 3, info
         assert 0.5 < waited < 1.0, "it waited for a slot, and answered before its deadline"
         assert holding.result().stop_reason == "time"
     finally:

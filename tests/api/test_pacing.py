@@ -80,7 +80,7 @@ def test_refused_best_moves_are_held_on_threads_of_their_own_while_rules_calls_a
         answers = [call.result() for call in calls]
     assert [status for status, _, _ in answers] == [429] * 12
     for _, body, headers in answers:
-        assert headers["Retry-After"] == "1"  # type: ignore[index]
+        assert 1 <= int(headers["Retry-After"]) <= 10  # type: ignore[index]  # at the gateway 1; the server's: 10
         assert body["details"][0]["reason"] == "OVERLOADED"
 
 
@@ -104,7 +104,7 @@ def test_a_best_move_waits_for_the_gateways_share_instead_of_being_refused():
     running = create_server(ServerConfig(service=ServiceConfig(search_slots=1, search_queue=4)), address="127.0.0.1:0")
     try:
         with (
-            running_gateway(f"127.0.0.1:{running.port}", extra=("--threads", "3")) as url,
+            running_gateway(f"127.0.0.1:{running.port}", extra=("--threads", "3", "--max-queue-wait-s", "5")) as url,
             futures.ThreadPoolExecutor(2) as pool,
         ):
             answers = list(
@@ -131,7 +131,7 @@ def test_a_best_move_that_waited_at_the_gateway_is_sent_on_with_the_rest_of_its_
     running = create_server(ServerConfig(service=ServiceConfig(search_slots=1, search_queue=4)), address="127.0.0.1:0")
     try:
         with (
-            running_gateway(f"127.0.0.1:{running.port}", extra=("--threads", "3")) as url,
+            running_gateway(f"127.0.0.1:{running.port}", extra=("--threads", "3", "--max-queue-wait-s", "5")) as url,
             futures.ThreadPoolExecutor(1) as pool,
         ):
             first = pool.submit(http, url, "/v1/games/reversi:bestMove", long_search(3000))
