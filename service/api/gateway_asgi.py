@@ -166,30 +166,25 @@ class Front:
 
     async def _respond(self, environ: dict[str, Any], send: Send, gone: threading.Event) -> None:
         loop = asyncio.get_running_loop()
-        updates: asyncio.Queue[tuple[str, Any]] = asyncio.Queue()
+        chunks: asyncio.Queue[bytes | None] = asyncio.Queue()
 
-        def hand(kind: str, value: Any) -> None:
-            loop.call_soon_threadsafe(updates.put_nowait, (kind, value))
+        def hand(chunk: bytes | None) -> None:
+            loop.call_soon_threadsafe(chunks.put_nowait, chunk)
 
-        self._pool.submit(_run_app, self._app, environ, hand, gone)
-        started = False
-        while True:
-            kind, value = await updates.get()
-            if kind == "start":
-                status, headers, body, more = value
-                await send({"type": "http.response.start", "status": status, "headers": headers})
-                started = True
-                await send({"type": "http.response.body", "body": body, "more_body": more})
-                if not more:
-                    return
-            elif kind == "body":
-                await send({"type": "http.response.body", "body": value, "more_body": True})
-            else:  # "end": the app's answer is complete, or it failed before it started one
-                if not started:
-                    await _refuse(send, 500, code_pb2.INTERNAL, "INTERNAL", "internal error; it has been logged")
-                else:
-                    await send({"type": "http.response.body", "body": b"", "more_body": False})
-                return
+        # The answer's start comes back in one hop (the whole answer, when it declares its length); a stream's
+        # further chunks follow through ``chunks``, None after the last.
+        run = self._pool.submit(_run_app, self._app, environ, hand, gone, self._pool.submit)
+        started = await asyncio.wrap_future(run)
+        if started is None:
+            await _refuse(send, 500, code_pb2.INTERNAL, "INTERNAL", "internal error; it has been logged")
+            return
+        status, headers, body, more = started
+        await send({"type": "http.response.start", "status": status, "headers": headers})
+        await send({"type": "http.response.body", "body": body, "more_body": more})
+        while more:
+            chunk = await chunks.get()
+            more = chunk is not None
+            await send({"type": "http.response.body", "body": chunk or b"", "more_body": more})
 
 
 async def _watch_disconnect(receive: Receive, gone: threading.Event) -> None:
@@ -204,11 +199,14 @@ async def _watch_disconnect(receive: Receive, gone: threading.Event) -> None:
 def _run_app(
     app: Callable[..., Iterable[bytes]],
     environ: dict[str, Any],
-    hand: Callable[[str, Any], None],
+    hand: Callable[[bytes | None], None],
     gone: threading.Event,
-) -> None:
-    """Run the WSGI app on this (pool) thread and hand its answer to the event loop: headers with the first
-    chunk, then each further chunk, then the end. A response that declares its length goes in one piece."""
+    go_on: Callable[..., Any],
+) -> tuple[int, list[tuple[bytes, bytes]], bytes, bool] | None:
+    """Run the WSGI app on this (pool) thread: (status, headers, first body, more to come), the whole answer
+    when it declares its length; a streamed answer's further chunks go to ``hand`` (None after the last) from
+    another of the pool's threads (``go_on``) as the app yields them. None when the app failed before it
+    started an answer."""
     started: list[tuple[int, list[tuple[bytes, bytes]], bool]] = []
 
     def start_response(status: str, headers: list[tuple[str, str]], exc_info: Any = None) -> Callable[[bytes], None]:
@@ -218,30 +216,46 @@ def _run_app(
         return lambda _: None  # the write() callable of old WSGI apps: Flask never calls it
 
     result: Iterable[bytes] | None = None
+    streaming = False
     try:
         result = app(environ, start_response)
         iterator = iter(result)
         status, headers, sized = started[0]
         if sized:
-            hand("start", (status, headers, b"".join(iterator), False))
-            return
+            return status, headers, b"".join(iterator), False
         first = next(iterator, b"")
-        hand("start", (status, headers, first, True))
+        go_on(_stream_rest, iterator, result, hand, gone)  # on another thread of the pool, once this returns
+        streaming = True
+        return status, headers, first, True
+    except Exception:
+        _log.exception("the gateway app failed on %s %s", environ.get("REQUEST_METHOD"), environ.get("PATH_INFO"))
+        return None
+    finally:
+        if not streaming:
+            _close(result)
+
+
+def _stream_rest(iterator: Any, result: Any, hand: Callable[[bytes | None], None], gone: threading.Event) -> None:
+    try:
         for chunk in iterator:
             if gone.is_set():
                 break
             if chunk:
-                hand("body", chunk)
+                hand(chunk)
     except Exception:
-        _log.exception("the gateway app failed on %s %s", environ.get("REQUEST_METHOD"), environ.get("PATH_INFO"))
+        _log.exception("the gateway app failed in a streamed answer")
     finally:
-        close = getattr(result, "close", None)
-        if callable(close):
-            try:
-                close()
-            except Exception:
-                _log.exception("closing the gateway app's answer failed")
-        hand("end", None)
+        _close(result)
+        hand(None)
+
+
+def _close(result: Any) -> None:
+    close = getattr(result, "close", None)
+    if callable(close):
+        try:
+            close()
+        except Exception:
+            _log.exception("closing the gateway app's answer failed")
 
 
 def _bodiless(scope: Scope) -> bool:

@@ -68,9 +68,10 @@ class Overloaded(Exception):
     """No search slot: the queue (or the caller's part of it) is full, or no slot freed in time. ``retry_after_s``:
     when a slot is expected to be free (the soonest running search's end)."""
 
-    def __init__(self, message: str, retry_after_s: int = 1) -> None:
+    def __init__(self, message: str, retry_after_s: int = 1, waited: bool = False) -> None:
         super().__init__(message)
         self.retry_after_s = retry_after_s
+        self.waited = waited  # refused after waiting in the queue (else at once)
 
 
 class SearchLost(Exception):
@@ -171,7 +172,7 @@ class SearchPool:
                         )
                     left = until - time.monotonic()
                     if left <= 0 or not stop.active():
-                        raise Overloaded("no search slot freed in time", self._retry_after())
+                        raise Overloaded("no search slot freed in time", self._retry_after(), waited=True)
                     self._turn.wait(min(left, _CANCEL_POLL_S))
             finally:
                 if waiter.ticket is None and not waiter.pushed_out:

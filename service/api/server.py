@@ -87,6 +87,9 @@ class ServerConfig:
     max_concurrent_rpcs: int = 1000  # per process; past it gRPC answers RESOURCE_EXHAUSTED at once
     grace_s: float = 15.0  # how long in-flight calls may run on after SIGTERM
     metrics_port: int = 9464  # 0: no metrics port
+    # Loopback unless told otherwise: the metrics say much about the load (docs/operations.md: how Prometheus
+    # reaches them in Kubernetes, with a token and TLS).
+    metrics_host: str = "127.0.0.1"
     tls: TlsConfig | None = None
     api_keys: auth.ApiKeys = field(default_factory=auth.ApiKeys)
     gil_switch_ms: float = 1.0  # sys.setswitchinterval in the workers
@@ -138,7 +141,8 @@ def create_server(
         ("grpc.so_reuseport", 1 if reuse_port else 0),
     ]
     server = grpc.server(
-        futures.ThreadPoolExecutor(max_workers=config.threads, thread_name_prefix="rpc"),
+        # The request threads, and the threads refusals are held on (``ServiceConfig.held_refusals``).
+        futures.ThreadPoolExecutor(max_workers=config.threads + config.service.held_refusals, thread_name_prefix="rpc"),
         interceptors=interceptors,
         options=options,
         maximum_concurrent_rpcs=config.max_concurrent_rpcs,
@@ -291,9 +295,11 @@ def serve(config: ServerConfig, servicer_factory: Callable[[], pb_grpc.GameRules
         status = 0
         if config.metrics_port:
             try:
-                server = metrics.start_metrics_server(config.host, config.metrics_port)
+                server = metrics.start_metrics_server(
+                    config.metrics_host, config.metrics_port, metrics.metrics_access()
+                )
             except OSError:
-                _log.exception("cannot listen for metrics on %s:%d", config.host, config.metrics_port)
+                _log.exception("cannot listen for metrics on %s:%d", config.metrics_host, config.metrics_port)
                 status = 1
                 on_signal(signal.SIGTERM, None)
             else:
@@ -401,6 +407,11 @@ def parse_args(argv: Sequence[str] | None = None) -> ServerConfig:
     add("--gil-switch-ms", type=float, default=float(_env("GAMERULES_GIL_SWITCH_MS", "1")))
     add("--grace-s", type=float, default=float(_env("GAMERULES_GRACE_S", "15")))
     add("--metrics-port", type=int, default=int(_env("GAMERULES_METRICS_PORT", "9464")), help="0: none")
+    add(
+        "--metrics-host",
+        default=_env("GAMERULES_METRICS_HOST", "127.0.0.1"),
+        help="address of the metrics listener (GAMERULES_METRICS_TOKEN and _TLS_CERT/_KEY protect it)",
+    )
     add("--tls-cert", default=_env("GAMERULES_TLS_CERT", ""), help="PEM certificate chain; enables TLS")
     add("--tls-key", default=_env("GAMERULES_TLS_KEY", ""), help="PEM private key of --tls-cert")
     add("--tls-client-ca", default=_env("GAMERULES_TLS_CLIENT_CA", ""), help="PEM CA; requires client certificates")
@@ -442,6 +453,7 @@ def parse_args(argv: Sequence[str] | None = None) -> ServerConfig:
         grace_s=args.grace_s,
         gil_switch_ms=max(0.05, args.gil_switch_ms),
         metrics_port=args.metrics_port,
+        metrics_host=args.metrics_host,
         tls=TlsConfig(args.tls_cert, args.tls_key, args.tls_client_ca or None) if args.tls_cert else None,
         api_keys=api_keys,
         log_level=args.log_level,

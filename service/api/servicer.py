@@ -14,6 +14,7 @@ import hashlib
 import hmac
 import logging
 import queue
+import random
 import secrets
 import threading
 import time
@@ -72,6 +73,12 @@ class ServiceConfig:
     trusted_peers: tuple[callers.Network, ...] = callers.trusted_networks(callers.DEFAULT_TRUSTED_PEERS)
     # The cores the searches run on (``service/api/cpus.py``); None: wherever the process may run.
     search_cores: frozenset[int] | None = None
+    # A best move refused at once is answered only after a hold of up to this (a random part of it, never past
+    # its deadline), on one of ``held_refusals`` threads of its own; beyond them, at once. A client that calls
+    # again the moment its refusal arrives then calls about once a hold, not thousands of times a second on
+    # the cores the rules calls need (``python -m bench --only serving --parts isolation``).
+    refusal_hold_s: float = 1.0
+    held_refusals: int = 32
     # Reply this long before the caller's deadline, so the answer arrives in time.
     deadline_margin_ms: int = 50
     # Signs page tokens, so a caller cannot forge one: a secret from the configuration (``GAMERULES_PAGE_TOKEN_KEY``),
@@ -159,6 +166,8 @@ class GameRulesServicer(pb_grpc.GameRulesServicer):
         )
         self._observe_search = observe_search
         self._observe_refusal = observe_refusal  # called with the caller's class of each refused search
+        holding = self._config.held_refusals > 0 and self._config.refusal_hold_s > 0
+        self._holds = threading.BoundedSemaphore(self._config.held_refusals) if holding else None
         # How late the searches' priority wakes lately: the answer margin keeps that much more (``budget.py``).
         self._lag = SchedulingLag(searches.SEARCH_NICE)
         # Descriptions never change while the process runs: encode them once.
@@ -404,6 +413,8 @@ class GameRulesServicer(pb_grpc.GameRulesServicer):
         except searches.Overloaded as error:
             if self._observe_refusal is not None:
                 self._observe_refusal(search.caller.kind)
+            if not error.waited:
+                self._hold_refusal(search.stop)
             raise overloaded(f"{error}; retry in {error.retry_after_s} s", error.retry_after_s) from None
         except searches.SearchLost as error:
             raise ApiError(grpc.StatusCode.UNAVAILABLE, "SEARCH_LOST", f"{error}; retry") from None
@@ -416,6 +427,18 @@ class GameRulesServicer(pb_grpc.GameRulesServicer):
         if not search.stop.active():
             result.stop_reason = "cancelled"
         return result
+
+    def _hold_refusal(self, stop: _CallStop) -> None:
+        """Wait a while before a refusal is answered (``ServiceConfig.refusal_hold_s``), while a hold thread
+        is free, the caller waits and its deadline allows."""
+        if self._holds is None or not self._holds.acquire(blocking=False):
+            return
+        try:
+            until = min(time.monotonic() + self._config.refusal_hold_s * random.uniform(0.5, 1), stop.end)
+            while stop.active() and (left := until - time.monotonic()) > 0:
+                time.sleep(min(left, 0.05))
+        finally:
+            self._holds.release()
 
     def _best_move_response(self, search: _Search, result: core.SearchResult) -> pb.BestMoveResponse:
         game, position = search.game, search.position
