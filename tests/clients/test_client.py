@@ -3,6 +3,7 @@ default deadlines, and retries of UNAVAILABLE only (against small fake servers t
 
 from __future__ import annotations
 
+import contextlib
 import json
 import threading
 import warnings
@@ -11,6 +12,8 @@ from concurrent import futures
 
 import grpc
 import pytest
+from google.rpc import error_details_pb2
+from grpc_status import rpc_status
 
 import gamerules_client as gc
 from gamerules.v1 import gamerules_pb2 as pb
@@ -249,3 +252,72 @@ def test_the_old_target_variable_works_for_one_release_with_a_future_warning(mon
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # the new name wins, silently
         assert gc.default_target() == "new:1"
+
+
+# --- a busy server -------------------------------------------------------------------------------------------
+
+
+class _Busy(pb_grpc.GameRulesServicer):
+    """Refuses BestMove RESOURCE_EXHAUSTED with a RetryInfo of ``delay_s`` the first ``refusals`` times, as the
+    service does when its search slots and queue are full (``service/api/errors.py`` builds the same Status)."""
+
+    def __init__(self, refusals: int, delay_s: float) -> None:
+        self.refusals, self.delay_s, self.calls = refusals, delay_s, 0
+
+    def BestMove(self, request, context):
+        from service.api.errors import overloaded
+
+        self.calls += 1
+        if self.calls <= self.refusals:
+            status = overloaded("busy", 1).to_status()
+            del status.details[1:]  # keep the ErrorInfo; this fake's RetryInfo says the delay in nanos
+            info = error_details_pb2.RetryInfo()
+            info.retry_delay.FromNanoseconds(int(self.delay_s * 1e9))
+            status.details.add().Pack(info)
+            context.abort_with_status(rpc_status.to_status(status))
+        return pb.BestMoveResponse(move=pb.Move(notation="d3"))
+
+
+@contextlib.contextmanager
+def busy_server(refusals: int, delay_s: float) -> Iterator[tuple[_Busy, str]]:
+    servicer = _Busy(refusals, delay_s)
+    server = grpc.server(futures.ThreadPoolExecutor(max_workers=2))
+    pb_grpc.add_GameRulesServicer_to_server(servicer, server)
+    port = server.add_insecure_port("127.0.0.1:0")
+    server.start()
+    try:
+        yield servicer, f"127.0.0.1:{port}"
+    finally:
+        server.stop(0)
+
+
+def test_a_refused_best_move_is_tried_again_after_the_servers_delay():
+    with busy_server(2, 0.05) as (servicer, address), gc.GameRulesClient(address) as client:
+        assert client.best_move("reversi", START, timeout=5).move.notation == "d3"
+        assert servicer.calls == 3  # two refusals, each waited out, then the answer
+
+
+def test_a_refusal_is_raised_when_the_retries_or_the_deadline_run_out():
+    with busy_server(5, 0.05) as (servicer, address), gc.GameRulesClient(address) as client:
+        with pytest.raises(gc.ResourceExhaustedError) as refused:
+            client.best_move("reversi", START, timeout=5)
+        assert servicer.calls == 3 and refused.value.retry_after_s == pytest.approx(0.05)
+    with busy_server(5, 10) as (servicer, address), gc.GameRulesClient(address) as client:
+        with pytest.raises(gc.ResourceExhaustedError):
+            client.best_move("reversi", START, timeout=5)  # a 10 s delay does not fit in a 5 s deadline
+        assert servicer.calls == 1
+    with busy_server(5, 0.05) as (servicer, address), gc.GameRulesClient(address, overload_retries=0) as client:
+        with pytest.raises(gc.ResourceExhaustedError):
+            client.best_move("reversi", START, timeout=5)
+        assert servicer.calls == 1
+
+
+def test_the_async_client_tries_a_refused_best_move_again():
+    import asyncio
+
+    async def call(address: str) -> str:
+        async with gc.AsyncGameRulesClient(address) as client:
+            return (await client.best_move("reversi", START, timeout=5)).move.notation
+
+    with busy_server(2, 0.05) as (servicer, address):
+        assert asyncio.run(call(address)) == "d3" and servicer.calls == 3

@@ -97,3 +97,18 @@ def search_timeout(timeout: float | None, default_s: float, max_time_ms: int) ->
     """A search's deadline (BestMove, AnalyzePosition): the call's own ``timeout``, else the client's default, or
     longer when ``max_time_ms`` asks for more thinking."""
     return timeout if timeout is not None else max(default_s, max_time_ms / 1000 + 2)
+
+
+# BestMove refused RESOURCE_EXHAUSTED (the server's search slots and queue are full) is tried again after the
+# server's retry delay, a random part of it more (so that refused callers do not all come back at once), while
+# the call's own deadline leaves time for an answer: docs/api.md, "When the service is busy".
+DEFAULT_OVERLOAD_RETRIES = 2
+RETRY_JITTER = 0.25  # each wait is the server's delay times 1 to 1 + this
+MIN_ANSWER_S = 0.5  # a retry is made only if this much of the deadline is left after its wait
+
+
+def overload_wait(retry_after_s: float | None, left_s: float, random_fraction: float) -> float | None:
+    """How long to wait before trying a refused BestMove again, or None to give up (raise the refusal):
+    ``left_s`` is what is left of the call's deadline, ``random_fraction`` in [0, 1)."""
+    wait = (retry_after_s if retry_after_s is not None else 1.0) * (1 + RETRY_JITTER * random_fraction)
+    return wait if left_s - wait >= MIN_ANSWER_S else None

@@ -13,6 +13,9 @@ The requests are built by the same code as the sync client's (``_requests.py``) 
 
 from __future__ import annotations
 
+import asyncio
+import random
+import time
 from collections.abc import AsyncIterator, Iterable, Mapping, Sequence
 from typing import Any
 
@@ -30,7 +33,7 @@ from .client import (
     channel_options,
 )
 from .environment import default_target
-from .errors import from_rpc_error
+from .errors import ResourceExhaustedError, from_rpc_error
 
 
 class AsyncGameRulesClient:
@@ -51,11 +54,13 @@ class AsyncGameRulesClient:
         credentials: grpc.ChannelCredentials | None = None,
         metadata: Sequence[tuple[str, str]] = (),
         max_attempts: int = DEFAULT_MAX_ATTEMPTS,
+        overload_retries: int = rq.DEFAULT_OVERLOAD_RETRIES,
         channel: grpc.aio.Channel | None = None,
     ) -> None:
         self.target = target = target or default_target()
         self.timeout = timeout
         self.best_move_timeout = best_move_timeout
+        self.overload_retries = max(0, overload_retries)  # BestMove refused RESOURCE_EXHAUSTED: tried again
         self._metadata = tuple(metadata)
         self._own_channel = channel is None
         if channel is None:
@@ -194,8 +199,20 @@ class AsyncGameRulesClient:
             purpose=purpose,
         )
         timeout = rq.search_timeout(timeout, self.best_move_timeout, max_time_ms)
-        response: pb.BestMoveResponse = await self._call(self._stub.BestMove, request, timeout)
-        return response
+        deadline = time.monotonic() + timeout
+        for attempt in range(self.overload_retries + 1):
+            try:
+                response: pb.BestMoveResponse = await self._call(
+                    self._stub.BestMove, request, max(deadline - time.monotonic(), 0.0)
+                )
+                return response
+            except ResourceExhaustedError as refused:
+                left = deadline - time.monotonic()
+                wait = rq.overload_wait(refused.retry_after_s, left, random.random())
+                if attempt == self.overload_retries or wait is None:
+                    raise
+            await asyncio.sleep(wait)
+        raise AssertionError("unreachable")  # pragma: no cover
 
     async def analyze_position(
         self,

@@ -6,7 +6,9 @@
 - **Retries only where safe.** The channel's gRPC service config retries UNAVAILABLE (the server could not
   be reached or is shutting down: nothing ran) with exponential backoff, within the call's deadline. Every
   RPC is a pure function of its request, so a retry can never do something twice; other codes are answers,
-  not accidents, and are never retried. RESOURCE_EXHAUSTED is the server asking to back off: it raises
+  not accidents, and are never retried. RESOURCE_EXHAUSTED is the server asking to back off: a BestMove
+  waits the server's ``google.rpc.RetryInfo`` delay (a random quarter more) and tries again, up to
+  ``overload_retries`` (2) times while its deadline leaves half a second for the answer, then raises
   ``ResourceExhaustedError`` with ``retry_after_s``.
 - **Balanced.** The channel uses the round_robin policy: with ``dns:///name:port`` naming several servers (a
   Kubernetes headless Service) its calls spread over all of them instead of sticking to one connection.
@@ -23,6 +25,8 @@ Positions and moves are taken as notation strings or messages (``notations.py``)
 from __future__ import annotations
 
 import json
+import random
+import time
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any, TypeVar
 
@@ -33,7 +37,7 @@ from . import _requests as rq
 from . import notations as nt
 from ._stubs import SERVICE, pb, pb_grpc
 from .environment import default_target
-from .errors import from_rpc_error
+from .errors import ResourceExhaustedError, from_rpc_error
 
 DEFAULT_TIMEOUT_S = 5.0
 DEFAULT_BEST_MOVE_TIMEOUT_S = 15.0
@@ -90,11 +94,13 @@ class GameRulesClient:
         credentials: grpc.ChannelCredentials | None = None,
         metadata: Sequence[tuple[str, str]] = (),
         max_attempts: int = DEFAULT_MAX_ATTEMPTS,
+        overload_retries: int = rq.DEFAULT_OVERLOAD_RETRIES,
         channel: grpc.Channel | None = None,
     ) -> None:
         self.target = target = target or default_target()
         self.timeout = timeout
         self.best_move_timeout = best_move_timeout
+        self.overload_retries = max(0, overload_retries)  # BestMove refused RESOURCE_EXHAUSTED: tried again
         self._metadata = tuple(metadata)
         self._own_channel = channel is None
         if channel is None:
@@ -230,8 +236,20 @@ class GameRulesClient:
             purpose=purpose,
         )
         timeout = rq.search_timeout(timeout, self.best_move_timeout, max_time_ms)
-        response: pb.BestMoveResponse = self._call(self._stub.BestMove, request, timeout)
-        return response
+        deadline = time.monotonic() + timeout
+        for attempt in range(self.overload_retries + 1):
+            try:
+                response: pb.BestMoveResponse = self._call(
+                    self._stub.BestMove, request, max(deadline - time.monotonic(), 0.0)
+                )
+                return response
+            except ResourceExhaustedError as refused:
+                left = deadline - time.monotonic()
+                wait = rq.overload_wait(refused.retry_after_s, left, random.random())
+                if attempt == self.overload_retries or wait is None:
+                    raise
+            time.sleep(wait)
+        raise AssertionError("unreachable")  # pragma: no cover
 
     def analyze_position(
         self,

@@ -66,7 +66,14 @@ class GameRulesError(Exception):
 
     @property
     def retry_after_s(self) -> float | None:
-        """How long the server asks to wait before retrying (RESOURCE_EXHAUSTED), if it said."""
+        """How long the server asks to wait before retrying (RESOURCE_EXHAUSTED), if it said: its
+        ``google.rpc.RetryInfo``, else ErrorInfo's ``retry_after_seconds``."""
+        if self.status is not None:
+            for detail in self.status.details:
+                if detail.Is(error_details_pb2.RetryInfo.DESCRIPTOR):
+                    info = error_details_pb2.RetryInfo()
+                    detail.Unpack(info)
+                    return info.retry_delay.seconds + info.retry_delay.nanos / 1e9
         value = self.metadata.get("retry_after_seconds")
         try:
             return float(value) if value is not None else None
