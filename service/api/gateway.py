@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import ipaddress
 import itertools
 import json
 import logging
@@ -332,6 +333,19 @@ def _instrument(app: Flask) -> None:
 # --- the app ---------------------------------------------------------------------------------------
 
 
+_METRICS_CLOSED = (
+    "the metrics need Authorization: Bearer with GAMERULES_METRICS_TOKEN (set one to scrape from elsewhere "
+    "than this host)"
+)
+
+
+def _loopback(address: str) -> bool:
+    try:
+        return ipaddress.ip_address(address.partition("%")[0]).is_loopback
+    except ValueError:
+        return False
+
+
 def _add_fixed_routes(app: Flask, health_stub: health_pb2_grpc.HealthStub) -> None:
     """The routes that are not the API's: the playground, liveness, readiness and metrics."""
 
@@ -343,8 +357,17 @@ def _add_fixed_routes(app: Flask, health_stub: health_pb2_grpc.HealthStub) -> No
     def healthz() -> Response:
         return Response('{"status":"ok"}', mimetype="application/json")
 
+    access = metrics.metrics_access()
+
     @app.get("/metrics")
     def metrics_endpoint() -> Response:
+        # On the public port: with a token, to whom shows it; without, to loopback only (a sidecar, the host).
+        if not access.allows(request.headers.get("Authorization")) or (
+            not access.token and not _loopback(request.remote_addr or "")
+        ):
+            answer = error_response(code_pb2.UNAUTHENTICATED, _METRICS_CLOSED, "METRICS_TOKEN")
+            answer.headers["WWW-Authenticate"] = "Bearer"
+            return answer
         body, content_type = metrics.exposition(request.headers.get("Accept", ""))
         return Response(body, content_type=content_type)
 

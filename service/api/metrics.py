@@ -15,11 +15,16 @@ codes from the gRPC code list; anything else is ``other``.
 
 from __future__ import annotations
 
+import hmac
+import http.server
 import os
+import socket
 import socketserver
+import ssl
 import threading
 import time
 from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
 from typing import Any
 
 import grpc
@@ -170,9 +175,80 @@ def exposition(accept: str = "") -> tuple[bytes, str]:
     return encoder(exposition_registry()), content_type
 
 
-def start_metrics_server(host: str, port: int) -> socketserver.BaseServer:
-    """Serve ``/metrics`` on ``host:port`` from a background thread."""
-    server, _ = prometheus_client.start_http_server(port, addr=host, registry=exposition_registry())
+@dataclass(frozen=True)
+class MetricsAccess:
+    """Who may read the metrics: ``token`` (``Authorization: Bearer TOKEN``) when set; over TLS when
+    ``tls_cert`` and ``tls_key`` name PEM files (the server's listener only: the gateway's ``/metrics`` has
+    its own port's TLS). ``docs/operations.md`` says how Prometheus scrapes with either."""
+
+    token: str = ""
+    tls_cert: str = ""
+    tls_key: str = ""
+
+    def allows(self, authorization: str | None) -> bool:
+        if not self.token:
+            return True
+        scheme, _, presented = (authorization or "").partition(" ")
+        return scheme.lower() == "bearer" and hmac.compare_digest(presented.strip().encode(), self.token.encode())
+
+
+def metrics_access(environ: Mapping[str, str] | None = None) -> MetricsAccess:
+    """The access of ``GAMERULES_METRICS_TOKEN`` (or the file ``GAMERULES_METRICS_TOKEN_FILE`` names) and
+    ``GAMERULES_METRICS_TLS_CERT`` / ``_KEY``."""
+    environ = os.environ if environ is None else environ
+    token = environ.get("GAMERULES_METRICS_TOKEN", "")
+    if not token and environ.get("GAMERULES_METRICS_TOKEN_FILE"):
+        with open(environ["GAMERULES_METRICS_TOKEN_FILE"], encoding="utf-8") as file:
+            token = file.read().strip()
+    return MetricsAccess(
+        token, environ.get("GAMERULES_METRICS_TLS_CERT", ""), environ.get("GAMERULES_METRICS_TLS_KEY", "")
+    )
+
+
+class _MetricsServer(http.server.ThreadingHTTPServer):
+    daemon_threads = True
+
+
+def start_metrics_server(host: str, port: int, access: MetricsAccess = MetricsAccess()) -> socketserver.BaseServer:
+    """Serve ``/metrics`` on ``host:port`` from a background thread, to whom ``access`` allows (401 else)."""
+
+    class Handler(http.server.BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            if self.path.partition("?")[0] not in ("/metrics", "/"):
+                self.send_error(404)
+                return
+            if not access.allows(self.headers.get("Authorization")):
+                self.send_response(401)
+                self.send_header("WWW-Authenticate", "Bearer")
+                self.send_header("Content-Length", "0")
+                self.end_headers()
+                return
+            body, content_type = exposition(self.headers.get("Accept", ""))
+            self.send_response(200)
+            self.send_header("Content-Type", content_type)
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, format: str, *args: Any) -> None:
+            pass  # scrapes are not worth a log line each
+
+    server = _MetricsServer((host, port), Handler, bind_and_activate=False)
+    if ":" in host:  # an IPv6 address
+        server.address_family = socket.AF_INET6
+        server.socket = socket.socket(socket.AF_INET6, socket.SOCK_STREAM)
+    try:
+        server.server_bind()
+        server.server_activate()
+    except OSError:
+        server.server_close()
+        raise
+    if access.tls_cert:
+        context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+        context.minimum_version = ssl.TLSVersion.TLSv1_2
+        context.load_cert_chain(access.tls_cert, access.tls_key or None)
+        server.socket = context.wrap_socket(server.socket, server_side=True)
+    threading.Thread(target=server.serve_forever, name="metrics", daemon=True).start()
     return server
 
 

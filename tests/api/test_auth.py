@@ -241,3 +241,65 @@ def test_keys_from_a_file_and_the_environment(tmp_path):
     assert auth.presented_key(lookup) == "tok"
     assert auth.presented_key({"authorization": "Basic xyz", "x-api-key": "k"}.get) == "k"
     assert auth.presented_key({}.get) is None
+
+
+# --- the metrics' access -------------------------------------------------------------------------------------
+
+
+def _scrape(url: str, token: str = "", context: ssl.SSLContext | None = None) -> int:
+    request = urllib.request.Request(url)
+    if token:
+        request.add_header("Authorization", f"Bearer {token}")
+    try:
+        with urllib.request.urlopen(request, timeout=10, context=context) as answer:
+            assert b"# HELP" in answer.read()
+            return answer.status
+    except urllib.error.HTTPError as error:
+        return error.code
+
+
+def test_the_metrics_listener_answers_only_with_its_token_and_over_tls(pki):
+    from service.api import metrics
+
+    port = free_port()
+    access = metrics.MetricsAccess("scrape-token", str(pki / "server.crt"), str(pki / "server.key"))
+    server = metrics.start_metrics_server("127.0.0.1", port, access)
+    try:
+        context = ssl.create_default_context(cafile=str(pki / "ca.crt"))
+        url = f"https://127.0.0.1:{port}/metrics"
+        assert _scrape(url, "scrape-token", context) == 200
+        assert _scrape(url, "", context) == 401 and _scrape(url, "another", context) == 401
+        with pytest.raises((urllib.error.URLError, ConnectionError)):
+            _scrape(f"http://127.0.0.1:{port}/metrics")  # plain HTTP is no TLS handshake
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def test_the_metrics_environment_names_the_token_and_its_file(tmp_path):
+    from service.api import metrics
+
+    (tmp_path / "token").write_text("from-a-file\n")
+    assert metrics.metrics_access({"GAMERULES_METRICS_TOKEN_FILE": str(tmp_path / "token")}).token == "from-a-file"
+    assert metrics.metrics_access({"GAMERULES_METRICS_TOKEN": "t"}).allows("Bearer t")
+    assert not metrics.metrics_access({"GAMERULES_METRICS_TOKEN": "t"}).allows(None)
+    assert metrics.metrics_access({}).allows(None)  # no token: the listener's address is the protection
+
+
+def test_the_server_binds_its_metrics_to_loopback_unless_told():
+    from service.api import server as server_module
+
+    assert server_module.parse_args([]).metrics_host == "127.0.0.1"
+    assert server_module.parse_args(["--metrics-host", "0.0.0.0"]).metrics_host == "0.0.0.0"
+
+
+def test_the_gateways_metrics_need_the_token_when_one_is_set(grpc_address, monkeypatch):
+    monkeypatch.setenv("GAMERULES_METRICS_TOKEN", "scrape-token")
+    client = create_app(backend=grpc_address).test_client()
+    refused = client.get("/metrics")
+    assert refused.status_code == 401 and refused.json["details"][0]["reason"] == "METRICS_TOKEN"
+    assert client.get("/metrics", headers={"Authorization": "Bearer scrape-token"}).status_code == 200
+    monkeypatch.delenv("GAMERULES_METRICS_TOKEN")
+    open_app = create_app(backend=grpc_address).test_client()
+    assert open_app.get("/metrics", environ_base={"REMOTE_ADDR": "127.0.0.1"}).status_code == 200
+    assert open_app.get("/metrics", environ_base={"REMOTE_ADDR": "10.1.2.3"}).status_code == 401  # not loopback
