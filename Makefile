@@ -139,7 +139,7 @@ stubs: $(STUBS)
 $(STUBS): $(GENERATED) $(PROTOS) buf.gen.yaml $(SERVICE_SOURCES) $(NODE_EXAMPLE)/node_modules/.package-lock.json | tools
 	mkdir -p build && $(CONTRACT_IMAGE) --include_source_info --descriptor_set_out=build/stubs.binpb $(PROTOS)
 	$(BIN)/buf generate build/stubs.binpb --template buf.gen.yaml --path gamerules/v1
-	$(PY) -c 'from service.api.openapi import openapi_json; print(openapi_json())' > $(NODE_EXAMPLE)/src/gen/openapi.json
+	$(PY) -c 'from service.api.rest.openapi import openapi_json; print(openapi_json())' > $(NODE_EXAMPLE)/src/gen/openapi.json
 	cd $(NODE_EXAMPLE) && node_modules/.bin/openapi-typescript src/gen/openapi.json -o src/gen/openapi.ts
 	touch $@
 
@@ -181,9 +181,9 @@ WORKERS ?= $(shell nproc 2>/dev/null || echo 1)
 train-reversi: install
 	$(PY) -m service.learn.reversi --config $(CONFIG) --workers $(WORKERS) --labels build/reversi-$(CONFIG).labels.npz
 
-# Record the OpenAPI document's examples again (service/api/examples.json) from real answers.
+# Record the OpenAPI document's examples again (service/api/rest/examples.json) from real answers.
 examples: install
-	$(PY) -m service.api.record_examples
+	$(PY) -m service.api.rest.record_examples
 
 # Re-pin requirements.lock from pyproject.toml's ranges (needs the package registry).
 lock:

@@ -22,7 +22,7 @@ import sys
 import time
 from typing import Any
 
-from service.api.servicer import ServiceConfig
+from service.api.rpc.servicer import ServiceConfig
 from service.engines import GAMES
 from service.levels import LEVELS, best_move
 

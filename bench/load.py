@@ -5,7 +5,7 @@ The baseline is the same gRPC server with the same settings (workers, threads, i
 logs) whose LegalMoves does nothing: the same request is decoded and an empty response returned. Our
 LegalMoves throughput is printed as a ratio of it, and the gateway's cost as REST p50 minus gRPC p50.
 
-Everything runs on 127.0.0.1: the servers as in production (``python -m service.api.server`` with one worker
+Everything runs on 127.0.0.1: the servers as in production (``python -m service.api.rpc.server`` with one worker
 per core, the gateway under granian), the load from separate client processes (asyncio: grpc.aio, and a
 minimal keep-alive HTTP/1.1 client). Each cell runs for a fixed time and a bounded number of calls.
 ``python -m bench.load [--seconds 3] [--concurrency 1,8,32,128]``.
@@ -35,7 +35,7 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from gamerules.v1 import gamerules_pb2 as pb
 from gamerules.v1 import gamerules_pb2_grpc as pb_grpc
-from service.api import gateway_server
+from service.api.rest import gateway_server
 
 HOST = "127.0.0.1"
 METHODS = ("LegalMoves", "ApplyMove", "BestMove")
@@ -172,8 +172,8 @@ def measure(
 def _serve_baseline(argv: list[str]) -> int:
     """The empty-handler baseline: the real server's ``serve`` and settings, LegalMoves doing nothing."""
     from service.api import logs
-    from service.api.server import parse_args, serve
-    from service.api.servicer import GameRulesServicer
+    from service.api.rpc.server import parse_args, serve
+    from service.api.rpc.servicer import GameRulesServicer
 
     class EmptyHandler(GameRulesServicer):
         def LegalMoves(self, request: pb.LegalMovesRequest, context: grpc.ServicerContext) -> pb.LegalMovesResponse:
@@ -336,9 +336,9 @@ def main(argv: list[str] | None = None) -> int:
             "rest": f"http://{HOST}:{http_port}",
         }
         baseline = [sys.executable, "-m", "bench.load", "--serve-baseline", *server_flags(baseline_port)]
-        server = [sys.executable, "-m", "service.api.server", *server_flags(port)]
+        server = [sys.executable, "-m", "service.api.rpc.server", *server_flags(port)]
         gateway = [
-            sys.executable, "-m", "service.api.gateway_server", "--bind", f"{HOST}:{http_port}",
+            sys.executable, "-m", "service.api.rest.gateway_server", "--bind", f"{HOST}:{http_port}",
             "--grpc-target", targets["grpc"], "--workers", str(cores),
         ]  # fmt: skip
         # All three run at once (idle ones cost nothing), so that each baseline cell is measured right next to

@@ -1,6 +1,6 @@
 """Serving against abusive and greedy clients (``python -m bench.serving``; ``--parts`` to choose).
 
-The servers run as in production (``python -m service.api.server`` with two workers, the gateway under granian
+The servers run as in production (``python -m service.api.rpc.server`` with two workers, the gateway under granian
 with two workers, ``bench.soak.servers``) on 127.0.0.1; the load comes from client processes of this bench.
 
 - stalled: 200 connections send their headers and one byte of a 100-byte body, then nothing. Targets: 3 of 3

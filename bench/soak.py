@@ -1,7 +1,7 @@
 """Serving under best-move load: memory over a long run, rules calls under a best-move flood, the best-move
 queue, and byte-mutated requests (``python -m bench.soak``).
 
-The servers run as in production (``python -m service.api.server`` with two workers, the gateway under
+The servers run as in production (``python -m service.api.rpc.server`` with two workers, the gateway under
 granian with two workers) on 127.0.0.1; the load comes from this process and from client processes.
 
 - queue: 8 simultaneous 1 s BestMoves with 10 s deadlines, each on its own connection, over gRPC and over
@@ -11,7 +11,7 @@ granian with two workers) on 127.0.0.1; the load comes from this process and fro
   rounds of both in turn, so that the load of a shared box falls on both phases alike. Once per search mode
   (``--modes``: the searches in niced search processes, the default, or in niced threads of the worker) and
   with the gateway's pacing of best moves on or off (``--gateway-pacing off,on``: off refuses at once, as
-  before it; ``service/api/gateway_pacing.py``). Target: p99 under the flood within 2x idle, both
+  before it; ``service/api/rest/gateway_pacing.py``). Target: p99 under the flood within 2x idle, both
   transports. Run only this part with ``python -m bench --only soak --part flood`` (about a minute per mode
   and pacing). The server splits the cores as it does by default (``service/api/cpus.py``: on this 2-core box,
   the searches on one core, the workers on the other) and the gateway runs on the workers' cores, as on a host
@@ -83,11 +83,11 @@ def servers(mode: str, logs: Path, pacing: bool = True, search_cpus: str = cpus.
     target = f"{HOST}:{port}"
     quiet = {"GAMERULES_LOG_LEVEL": "WARNING"}
     server = [
-        sys.executable, "-m", "service.api.server", *server_flags(port), "--workers", "2", "--search-mode", mode,
+        sys.executable, "-m", "service.api.rpc.server", *server_flags(port), "--workers", "2", "--search-mode", mode,
         "--search-cpus", search_cpus,
     ]  # fmt: skip
     gateway = [
-        sys.executable, "-m", "service.api.gateway_server", "--bind", f"{HOST}:{http_port}",
+        sys.executable, "-m", "service.api.rest.gateway_server", "--bind", f"{HOST}:{http_port}",
         "--grpc-target", target, "--workers", "2",
     ]  # fmt: skip
     split = cpus.plan(search_cpus)  # the split the server makes of the same cores

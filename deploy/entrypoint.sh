@@ -7,11 +7,11 @@ role="${1:-server}"
 [ "$#" -gt 0 ] && shift
 case "$role" in
     server)
-        exec python -m service.api.server --host "${GAMERULES_HOST:-0.0.0.0}" "$@"
+        exec python -m service.api.rpc.server --host "${GAMERULES_HOST:-0.0.0.0}" "$@"
         ;;
     gateway)
         # Listens on GAMERULES_HOST (all interfaces unless set) and GAMERULES_HTTP_PORT (8080 unless set).
-        GAMERULES_HOST="${GAMERULES_HOST:-0.0.0.0}" exec python -m service.api.gateway_server "$@"
+        GAMERULES_HOST="${GAMERULES_HOST:-0.0.0.0}" exec python -m service.api.rest.gateway_server "$@"
         ;;
     *)
         exec "$role" "$@"

@@ -75,7 +75,7 @@ def main() -> int:
     # The server reads the rest of its configuration (GAMERULES_*) from the environment: see the README.
     server = start(
         [
-            sys.executable, "-m", "service.api.server",
+            sys.executable, "-m", "service.api.rpc.server",
             "--host", args.host, "--port", str(args.grpc_port), "--metrics-port", str(args.metrics_port),
         ]
     )  # fmt: skip
@@ -86,7 +86,7 @@ def main() -> int:
         return 1
     gateway = None if stopping else start(
         [
-            sys.executable, "-m", "service.api.gateway_server", "--bind", f"{args.host}:{args.http_port}",
+            sys.executable, "-m", "service.api.rest.gateway_server", "--bind", f"{args.host}:{args.http_port}",
             "--grpc-target", grpc_address, "--workers", str(args.gateway_workers),
         ]
     )  # fmt: skip

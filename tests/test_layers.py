@@ -53,9 +53,9 @@ TRANSPORT_ONLY = ("grpc", "grpc_status", "grpc_health", "grpc_reflection", "goog
 # storage when first imported, so the metrics module may only be imported once the server has pointed
 # PROMETHEUS_MULTIPROC_DIR at the directory its workers share, and a gateway worker builds its app after the fork.
 LATE_IMPORTS = {
-    ("service.api.server", "service.api.metrics"),
-    ("service.api.gateway_server", "service.api.gateway"),
-    ("service.api.gateway_server", "service.api.gateway_asgi"),  # imports the metrics: after their directory
+    ("service.api.rpc.server", "service.api.metrics"),
+    ("service.api.rest.gateway_server", "service.api.rest.gateway"),
+    ("service.api.rest.gateway_server", "service.api.rest.gateway_asgi"),  # imports the metrics: after their directory
 }
 
 
@@ -223,7 +223,7 @@ def test_the_checks_catch_violations(
 def test_the_gateway_loads_no_engine() -> None:
     """The REST gateway only forwards to the gRPC server: its process needs no rules engine, search or level."""
     code = (
-        "import sys, service.api.gateway_server, service.api.gateway, service.api.openapi; "
+        "import sys, service.api.rest.gateway_server, service.api.rest.gateway, service.api.rest.openapi; "
         "print(sorted({m.split('.')[1] for m in sys.modules if m.startswith('service.') and m.count('.') >= 1}))"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT)

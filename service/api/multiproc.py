@@ -1,8 +1,8 @@
 """Where several processes' metrics meet: prometheus-client's multi-process directory.
 
 prometheus-client picks its storage when it is first imported, so the directory goes into the environment
-(``PROMETHEUS_MULTIPROC_DIR``) before that, in the parent process: the server's (``service/api/server.py``)
-and the gateway's (``service/api/gateway_server.py``). This module therefore imports nothing of it.
+(``PROMETHEUS_MULTIPROC_DIR``) before that, in the parent process: the server's (``service/api/rpc/server.py``)
+and the gateway's (``service/api/rest/gateway_server.py``). This module therefore imports nothing of it.
 """
 
 from __future__ import annotations

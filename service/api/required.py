@@ -1,7 +1,7 @@
 """The ``google.api.field_behavior`` annotations of the protos, enforced: a request whose REQUIRED field is
 missing is INVALID_ARGUMENT with a BadRequest field violation naming it (``position``, ``move``,
 ``positions[2]``...), before any method runs. The same annotations make the OpenAPI document's ``required``
-lists (``service/api/openapi.py``), so the contract and the check cannot drift apart.
+lists (``service/api/rest/openapi.py``), so the contract and the check cannot drift apart.
 
 A field is missing when it is unset: a message field without a value, an empty repeated field, a scalar at
 its proto3 default (``""``, ``0``). Set message fields are checked inside, with the field's path as prefix,

@@ -1,5 +1,5 @@
 """Real servers for the transport tests: an in-process gRPC server on a free loopback port, and a real
-gateway process (``service.api.gateway_server``: granian) in front of it."""
+gateway process (``service.api.rest.gateway_server``: granian) in front of it."""
 
 from __future__ import annotations
 
@@ -18,8 +18,8 @@ import grpc
 import pytest
 
 from gamerules.v1 import gamerules_pb2_grpc as pb_grpc
-from service.api.server import ServerConfig, create_server
-from service.api.servicer import ServiceConfig
+from service.api.rpc.server import ServerConfig, create_server
+from service.api.rpc.servicer import ServiceConfig
 
 
 def free_port() -> int:
@@ -62,8 +62,8 @@ def wait_http(url: str, timeout_s: float = 30) -> None:
 def gateway_command(port: int, backend: str, workers: int = 1) -> list[str]:
     """The gateway as production runs it, on ``127.0.0.1:port`` in front of the gRPC server at ``backend``."""
     return [
-        sys.executable, "-m", "service.api.gateway_server", "--bind", f"127.0.0.1:{port}", "--grpc-target", backend,
-        "--workers", str(workers), "--threads", "8",
+        sys.executable, "-m", "service.api.rest.gateway_server", "--bind", f"127.0.0.1:{port}",
+        "--grpc-target", backend, "--workers", str(workers), "--threads", "8",
     ]  # fmt: skip
 
 

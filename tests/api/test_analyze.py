@@ -20,8 +20,8 @@ from prometheus_client import REGISTRY
 
 from gamerules.v1 import gamerules_pb2 as pb
 from service import core
-from service.api.server import ServerConfig, create_server
-from service.api.servicer import GameRulesServicer, ServiceConfig
+from service.api.rpc.server import ServerConfig, create_server
+from service.api.rpc.servicer import GameRulesServicer, ServiceConfig
 from tests.api.conftest import QUIET, free_port, gateway_command, wait_http
 
 REVERSI = "......../......../......../...WB.../...BW.../......../......../........ 1 black=1"

@@ -27,8 +27,8 @@ from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
 from gamerules.v1 import gamerules_pb2 as pb
 from gamerules.v1 import gamerules_pb2_grpc as pb_grpc
 from service.api import auth
-from service.api.gateway import create_app
-from service.api.server import ServerConfig, TlsConfig, create_server
+from service.api.rest.gateway import create_app
+from service.api.rpc.server import ServerConfig, TlsConfig, create_server
 from tests.api.conftest import QUIET, free_port, gateway_command
 from tests.api.test_serving import error_reason, legal_moves_request
 
@@ -287,7 +287,7 @@ def test_the_metrics_environment_names_the_token_and_its_file(tmp_path):
 
 
 def test_the_server_binds_its_metrics_to_loopback_unless_told():
-    from service.api import server as server_module
+    from service.api.rpc import server as server_module
 
     assert server_module.parse_args([]).metrics_host == "127.0.0.1"
     assert server_module.parse_args(["--metrics-host", "0.0.0.0"]).metrics_host == "0.0.0.0"

@@ -10,8 +10,8 @@ import grpc
 import pytest
 
 from gamerules.v1 import gamerules_pb2 as pb
-from service.api.server import ServerConfig, create_server
-from service.api.servicer import ServiceConfig
+from service.api.rpc.server import ServerConfig, create_server
+from service.api.rpc.servicer import ServiceConfig
 from service.native import engine
 from tests.api.conftest import http, running_gateway
 

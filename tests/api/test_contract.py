@@ -13,10 +13,10 @@ from google.protobuf import json_format
 from google.protobuf.message import Message
 
 from gamerules.v1 import gamerules_pb2 as pb
-from service.api import examples
 from service.api.codec import encode_move, encode_position, oneof_name
-from service.api.openapi import FIELD_SCHEMAS, openapi_document
 from service.api.required import behaviors
+from service.api.rest import examples
+from service.api.rest.openapi import FIELD_SCHEMAS, openapi_document
 from service.core import EVENT_TYPES, OPTION_TYPES, RESULT_REASONS, STOP_REASONS
 from service.engines import GAMES
 from tests.api.test_grpc import details

@@ -9,10 +9,11 @@ from pathlib import Path
 import pytest
 
 from gamerules.v1 import gamerules_pb2 as pb
-from service.api import cpus, searches
-from service.api import server as server_module
-from service.api.server import ServerConfig
-from service.api.servicer import ServiceConfig
+from service.api import cpus
+from service.api.rpc import searches
+from service.api.rpc import server as server_module
+from service.api.rpc.server import ServerConfig
+from service.api.rpc.servicer import ServiceConfig
 from tests.api.conftest import running_gateway
 from tests.api.test_serving import best_move_request, fresh_stub, server_process
 
@@ -162,4 +163,4 @@ def _is_gateway(entry: Path, port: str) -> bool:
         command = (entry / "cmdline").read_bytes().split(b"\0")
     except OSError:
         return False
-    return b"service.api.gateway_server" in command and f"127.0.0.1:{port}".encode() in command
+    return b"service.api.rest.gateway_server" in command and f"127.0.0.1:{port}".encode() in command

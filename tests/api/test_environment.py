@@ -14,7 +14,8 @@ import urllib.request
 
 import pytest
 
-from service.api import environment, gateway_server
+from service.api import environment
+from service.api.rest import gateway_server
 from tests.api.conftest import free_port, wait_http
 
 
@@ -81,7 +82,7 @@ def test_a_gateway_configured_by_the_old_names_serves_logs_text_and_stops_cleanl
         GAMERULES_LOG_FORMAT="text",
     )
     process = subprocess.Popen(
-        [sys.executable, "-m", "service.api.gateway_server"], env=env, stderr=subprocess.PIPE, text=True
+        [sys.executable, "-m", "service.api.rest.gateway_server"], env=env, stderr=subprocess.PIPE, text=True
     )
     try:
         wait_http(f"http://127.0.0.1:{port}/healthz")

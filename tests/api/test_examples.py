@@ -1,12 +1,12 @@
 """The OpenAPI document's examples are real: each recorded request, sent to a real gateway in front of a real
-gRPC server, gets the recorded answer (``service/api/examples.py``; ``make examples`` records them again)."""
+gRPC server, gets the recorded answer (``service/api/rest/examples.py``; ``make examples`` records them again)."""
 
 from __future__ import annotations
 
 import pytest
 
-from service.api import examples, record_examples
-from service.api.openapi import SERVICE, openapi_document
+from service.api.rest import examples, record_examples
+from service.api.rest.openapi import SERVICE, openapi_document
 from service.engines import GAMES
 from tests.api.conftest import http
 

@@ -1,6 +1,6 @@
 """Serving under load and faults, as an operator meets them: best moves queued rather than refused, REST
 traffic over every worker, a killed worker, bad bytes and bad bodies, forged page tokens, per-worker process
-metrics. Real ``python -m service.api.server`` processes and a real gateway, on loopback."""
+metrics. Real ``python -m service.api.rpc.server`` processes and a real gateway, on loopback."""
 
 from __future__ import annotations
 
@@ -23,8 +23,8 @@ from google.rpc import error_details_pb2
 from grpc_status import rpc_status
 
 from gamerules.v1 import gamerules_pb2 as pb
-from service.api.server import ServerConfig, create_server
-from service.api.servicer import ServiceConfig
+from service.api.rpc.server import ServerConfig, create_server
+from service.api.rpc.servicer import ServiceConfig
 from tests.api.conftest import free_port, gateway_command, http, running_gateway, wait_http
 from tests.api.test_serving import START, ServerProcess, best_move_request, fresh_stub, server_process
 
@@ -85,7 +85,7 @@ def test_best_moves_wait_for_a_slot_instead_of_failing(served):
 
 def test_best_moves_waiting_at_the_gateway_leave_threads_for_the_rules_calls(served):
     """The gateway worker has 8 threads: 6 may wait on BestMove, 2 stay for the rules calls; more best moves
-    wait for a place among the 6 on threads of their own (``service/api/gateway_pacing.py``), and all are
+    wait for a place among the 6 on threads of their own (``service/api/rest/gateway_pacing.py``), and all are
     answered: the server's queue (two workers, one slot and 8 places each) has room for them all."""
     _, url = served
     with futures.ThreadPoolExecutor(10) as pool:
@@ -271,7 +271,7 @@ def test_page_tokens_are_signed_with_the_configured_secret():
 
 
 def test_the_page_token_secret_comes_from_the_environment_or_a_file(monkeypatch, tmp_path):
-    from service.api.server import parse_args
+    from service.api.rpc.server import parse_args
 
     monkeypatch.setenv("GAMERULES_PAGE_TOKEN_KEY", "from the environment")
     assert parse_args([]).service.page_token_key == b"from the environment"

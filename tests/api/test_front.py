@@ -1,4 +1,4 @@
-"""The gateway's front (``service/api/gateway_asgi.py``) against clients that are slow or too many, and the
+"""The gateway's front (``service/api/rest/gateway_asgi.py``) against clients that are slow or too many, and the
 input both transports refuse: NaN and Infinity, deadlines in every unit gRPC has.
 
 Real servers on loopback: the session's gRPC server and gateway processes of the test's own, with short

@@ -24,8 +24,8 @@ from hypothesis import strategies as st
 from gamerules.v1 import gamerules_pb2 as pb
 from gamerules.v1 import gamerules_pb2_grpc as pb_grpc
 from service.api import codec
-from service.api.server import SERVICE, ServerConfig, create_server
-from service.api.servicer import ServiceConfig
+from service.api.rpc.server import SERVICE, ServerConfig, create_server
+from service.api.rpc.servicer import ServiceConfig
 from service.engines import GAMES
 from service.levels import LEVELS as GAME_LEVELS
 

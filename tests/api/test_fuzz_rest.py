@@ -19,9 +19,9 @@ from hypothesis import HealthCheck, settings
 from schemathesis.config import SchemathesisConfig
 
 from service.api.errors import HTTP_STATUS
-from service.api.openapi import openapi_document
-from service.api.server import ServerConfig, create_server
-from service.api.servicer import ServiceConfig
+from service.api.rest.openapi import openapi_document
+from service.api.rpc.server import ServerConfig, create_server
+from service.api.rpc.servicer import ServiceConfig
 from tests.api.conftest import http, running_gateway
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -12,8 +12,8 @@ from concurrent import futures
 
 import pytest
 
-from service.api.gateway import compile_template, parse_error_field
-from service.api.gateway_server import parse_bind
+from service.api.rest.gateway import compile_template, parse_error_field
+from service.api.rest.gateway_server import parse_bind
 from service.engines import GAMES
 from tests.api.conftest import QUIET, free_port, gateway_command, http, wait_http
 
@@ -191,7 +191,7 @@ def test_bind_addresses():
 # listens), then builds the app (``worker_app`` sets up the relay) and installs granian's handler.
 _EARLY_STOP = """
 import os, signal, sys, time
-from service.api import gateway_server
+from service.api.rest import gateway_server
 
 signal.signal(signal.SIGTERM, lambda *_: None)  # granian's main-process handler: a worker must not run it
 gateway_server._relay_stop_signals()

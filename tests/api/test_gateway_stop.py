@@ -9,14 +9,15 @@ import signal
 import subprocess
 import sys
 import time
+from pathlib import Path
 
-from service.api import gateway_server
+from service.api.rest import gateway_server
 from tests.api.conftest import free_port
 
 # The real gateway, with workers that take 20 s to build their app (as imports and set-up can on a loaded host).
 _SLOW_START = """
 import sys, time
-from service.api import gateway_server
+from service.api.rest import gateway_server
 
 configure = gateway_server.front_config
 
@@ -82,6 +83,9 @@ def test_a_worker_that_exited_is_seen_ended_whichever_thread_collects_its_status
     os.waitpid(process.pid, 0)  # the watcher thread was first, and has not stored the status yet
     assert process.is_alive()  # multiprocessing's answer meanwhile: the trap
     assert gateway_server.ended(process)
+    # The patch is pinned to the granian the project pins, and applies to it.
+    lock = (Path(__file__).resolve().parents[2] / "requirements.lock").read_text()
+    assert f"granian=={gateway_server.PATCHED_GRANIAN}\n" in lock
     gateway_server._see_workers_end()
     worker = WorkerProcess.__new__(WorkerProcess)
     worker.inner = process

@@ -12,10 +12,10 @@ import referencing
 from google.api import annotations_pb2, field_behavior_pb2
 from openapi_spec_validator import validate
 
-from service.api import cors
-from service.api.gateway import create_app
-from service.api.openapi import SERVICE, _path_and_parameters, openapi_document
 from service.api.required import behaviors
+from service.api.rest import cors
+from service.api.rest.gateway import create_app
+from service.api.rest.openapi import SERVICE, _path_and_parameters, openapi_document
 from service.engines import GAMES
 from tests.api.conftest import http
 

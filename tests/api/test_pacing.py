@@ -1,4 +1,4 @@
-"""The gateway's pacing of best moves (``service/api/gateway_pacing.py``): a BestMove waits for the worker's
+"""The gateway's pacing of best moves (``service/api/rest/gateway_pacing.py``): a BestMove waits for the worker's
 share of threads rather than being refused, and a 429 to BestMove comes after a hold; both bounded by the
 caller's deadline and on threads of their own, so that the rules calls are served while best moves wait. Real
 gRPC servers (one with its only search slot taken and no queue: every BestMove refused) and real gateway
@@ -15,9 +15,9 @@ from concurrent import futures
 import pytest
 
 from gamerules.v1 import gamerules_pb2 as pb
-from service.api.gateway_pacing import Pacing
-from service.api.server import ServerConfig, create_server
-from service.api.servicer import ServiceConfig
+from service.api.rest.gateway_pacing import Pacing
+from service.api.rpc.server import ServerConfig, create_server
+from service.api.rpc.servicer import ServiceConfig
 from tests.api.conftest import http, running_gateway
 from tests.api.test_faults import legal_moves, long_search
 from tests.api.test_serving import best_move_request, fresh_stub
@@ -172,7 +172,7 @@ def test_waits_never_reach_into_the_deadline_and_take_only_their_slots():
 
 
 def test_the_server_gets_the_time_left_less_the_gateways_share():
-    from service.api.gateway_pacing import MARGIN_S, servers_share
+    from service.api.rest.gateway_pacing import MARGIN_S, servers_share
 
     assert servers_share(1.0) == pytest.approx(1.0 - MARGIN_S)
     assert servers_share(MARGIN_S * 1.5) == pytest.approx(MARGIN_S)  # never less than the margin itself

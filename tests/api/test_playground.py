@@ -289,7 +289,7 @@ def test_every_games_svg_loads_as_an_image(browser, gateway_url, game):
 def keyed_gateway() -> Iterator[str]:
     """A gateway and a server that both want an API key."""
     from service.api import auth
-    from service.api.server import ServerConfig, create_server
+    from service.api.rpc.server import ServerConfig, create_server
     from tests.api.conftest import QUIET, free_port, gateway_command, wait_http
 
     running = create_server(ServerConfig(api_keys=auth.ApiKeys(["playground-key"])), address="127.0.0.1:0")

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from tests.api.conftest import http
 
-PLAYGROUND = Path(__file__).resolve().parents[2] / "service" / "api" / "playground"
+PLAYGROUND = Path(__file__).resolve().parents[2] / "service" / "api" / "rest" / "playground"
 
 
 def fetch(url: str) -> tuple[int, str, str]:

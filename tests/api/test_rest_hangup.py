@@ -1,5 +1,5 @@
-"""A REST client that hangs up stops its search: the gateway (``service/api/gateway_asgi.py``'s front, which
-hears the server's disconnect; ``service/api/mapping.py``'s stream heartbeats) cancels the gRPC call, and the
+"""A REST client that hangs up stops its search: the gateway (``service/api/rest/gateway_asgi.py``'s front, which
+hears the server's disconnect; ``service/api/rest/mapping.py``'s stream heartbeats) cancels the gRPC call, and the
 server stops the search, for a best move and for a streamed analysis, before its first message or in the
 middle of the stream.
 
@@ -26,8 +26,8 @@ from prometheus_client.parser import text_string_to_metric_families
 
 from gamerules.v1 import gamerules_pb2 as pb
 from gamerules.v1 import gamerules_pb2_grpc as pb_grpc
-from service.api.server import ServerConfig, create_server
-from service.api.servicer import GameRulesServicer, ServiceConfig
+from service.api.rpc.server import ServerConfig, create_server
+from service.api.rpc.servicer import GameRulesServicer, ServiceConfig
 from service.core import SearchResult
 from service.engines import GAMES
 from tests.api.conftest import running_gateway

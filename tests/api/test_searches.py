@@ -1,4 +1,4 @@
-"""The search pool's fair queue (``service/api/searches.py``) and who a caller is (``service/api/callers.py``).
+"""The search pool's fair queue (``service/api/rpc/searches.py``) and who a caller is (``service/api/callers.py``).
 
 The pool runs in thread mode with searches that hold their slot until the test lets them go, so every case is
 decided by the queue's rules, not by how fast the box is."""
@@ -13,8 +13,9 @@ from concurrent import futures
 import pytest
 
 from service import core
-from service.api import callers, searches
-from service.api.searches import CallerStop, Overloaded, SearchJob, SearchPool
+from service.api import callers
+from service.api.rpc import searches
+from service.api.rpc.searches import CallerStop, Overloaded, SearchJob, SearchPool
 
 
 class Held:

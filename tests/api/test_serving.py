@@ -1,7 +1,7 @@
 """Serving for real: several worker processes on one port, SIGTERM with calls in flight, a worker that dies,
 best-move floods against cheap calls, overload answers, cancellation, and the configuration.
 
-The multi-process servers here are real ``python -m service.api.server`` processes on loopback ports; their
+The multi-process servers here are real ``python -m service.api.rpc.server`` processes on loopback ports; their
 JSON log lines (one per call, with the worker's pid) tell which process answered.
 """
 
@@ -30,10 +30,10 @@ from grpc_status import rpc_status
 
 from gamerules.v1 import gamerules_pb2 as pb
 from gamerules.v1 import gamerules_pb2_grpc as pb_grpc
-from service.api import server as server_module
-from service.api.gateway import create_app
-from service.api.server import ServerConfig, create_server
-from service.api.servicer import ServiceConfig
+from service.api.rest.gateway import create_app
+from service.api.rpc import server as server_module
+from service.api.rpc.server import ServerConfig, create_server
+from service.api.rpc.servicer import ServiceConfig
 from service.engines import GAMES
 from tests.api.conftest import free_port
 
@@ -77,14 +77,14 @@ class ServerProcess:
 
 @contextlib.contextmanager
 def server_process(*flags: str, workers: int = 2, env: dict[str, str] | None = None) -> Iterator[ServerProcess]:
-    """``python -m service.api.server`` on free loopback ports, up once every worker logged that it serves."""
+    """``python -m service.api.rpc.server`` on free loopback ports, up once every worker logged that it serves."""
     port, metrics_port = free_port(), free_port()
     with tempfile.TemporaryDirectory() as tmp:
         log_path = Path(tmp) / "server.log"
         with open(log_path, "wb") as log:
             process = subprocess.Popen(
                 [
-                    sys.executable, "-m", "service.api.server", "--host", "127.0.0.1", "--port", str(port),
+                    sys.executable, "-m", "service.api.rpc.server", "--host", "127.0.0.1", "--port", str(port),
                     "--workers", str(workers), "--metrics-port", str(metrics_port), "--grace-s", "10", *flags,
                 ],
                 stdout=subprocess.DEVNULL,

@@ -130,16 +130,17 @@ def test_every_copied_file_exists_and_is_in_the_build_context():
             if not relative.startswith("service/gen/"):
                 assert not _ignored(relative), relative
     assert _ignored("service/gen/gamerules/v1/gamerules_pb2.py") and _ignored("tests/api/conftest.py")
-    assert not _ignored("service/api/server.py")
+    assert not _ignored("service/api/rpc/server.py")
 
 
 def test_the_entry_point_names_modules_that_exist():
     script = (DEPLOY / "entrypoint.sh").read_text()
     modules = re.findall(r"python -m ([\w.]+)", script)
-    assert modules == ["service.api.server", "service.api.gateway_server"], modules
+    assert modules == ["service.api.rpc.server", "service.api.rest.gateway_server"], modules
     for module in modules:
         assert importlib.util.find_spec(module) is not None, module
-    from service.api import gateway_server, server
+    from service.api.rest import gateway_server
+    from service.api.rpc import server
 
     assert callable(gateway_server.main) and callable(server.main)
     final = dict(_stages()[-1])

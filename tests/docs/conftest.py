@@ -8,7 +8,7 @@ import grpc
 import pytest
 
 from gamerules.v1 import gamerules_pb2_grpc as pb_grpc
-from service.api.server import ServerConfig, create_server
+from service.api.rpc.server import ServerConfig, create_server
 
 
 @pytest.fixture(scope="module")

@@ -78,7 +78,7 @@ def test_nothing_shipped_cites_a_file_outside_the_repository() -> None:
 def test_the_api_guide_lists_every_error_reason() -> None:
     guide = read(DOCS / "api.md")
     reasons = {error.reason for error in errors.RulesError.__subclasses__()} | {errors.RulesError.reason}
-    for path in (ROOT / "service" / "api").glob("*.py"):
+    for path in (ROOT / "service" / "api").rglob("*.py"):
         reasons |= set(re.findall(r'"((?:INVALID|UNKNOWN)_[A-Z_]+)"', read(path)))
     reasons |= {"OVERLOADED", "UNAUTHENTICATED", "REQUEST_TOO_LARGE", "METHOD_NOT_ALLOWED"}
     missing = sorted(reason for reason in reasons if f"`{reason}`" not in guide)

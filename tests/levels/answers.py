@@ -19,7 +19,7 @@ from typing import Any
 from google.protobuf import json_format, struct_pb2
 
 from gamerules.v1 import gamerules_pb2 as pb
-from service.api.servicer import GameRulesServicer, ServiceConfig
+from service.api.rpc.servicer import GameRulesServicer, ServiceConfig
 
 DATA = Path(__file__).parent / "data"
 PER_GAME = 100

@@ -19,7 +19,7 @@ from collections.abc import Iterator
 import pytest
 
 from service import native
-from service.api.servicer import ServiceConfig
+from service.api.rpc.servicer import ServiceConfig
 from service.core import STOP_REASONS, Level, Limits, SearchResult
 from service.engines import GAMES
 from service.levels import LEVELS, best_move, variety

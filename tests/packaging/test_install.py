@@ -142,7 +142,7 @@ def test_the_service_installs_with_pip_and_its_entry_points_run(tmp_path):
     # What make install builds in a checkout is in the wheel: the descriptors with the proto comments (the
     # OpenAPI document's prose) and, with a C compiler, the native kernels.
     probe = (
-        "from service.api import openapi; import service.native as native; "
+        "from service.api.rest import openapi; import service.native as native; "
         "print(openapi.DESCRIPTOR_SET.exists(), all(native.library_path(n).exists() "
         "for n in ('gamerules_native',)), native.__file__)"
     )

@@ -1,7 +1,7 @@
 """The gRPC server: GameRules, health, reflection, limits, metrics, call logs, TLS, API keys, graceful shutdown.
 
 ``create_server`` builds a started server on an address and returns it with its port (tests bind port 0 and
-run it in process); ``serve`` is the command line: ``python -m service.api.server --port 50051 --workers 2``.
+run it in process); ``serve`` is the command line: ``python -m service.api.rpc.server --port 50051 --workers 2``.
 
 Python runs one thread of CPU work at a time, so ``serve`` runs several worker processes on one port
 (``SO_REUSEPORT``), forked before any gRPC object exists, as in gRPC's own multiprocessing example. The
@@ -10,7 +10,7 @@ metrics port, replaces a worker that dies, and passes SIGTERM on. On SIGTERM eac
 NOT_SERVING, stops taking calls, lets in-flight calls finish within the grace period and exits 0; then the
 parent exits 0.
 
-Each worker runs at most ``--search-slots`` best-move searches at once (``service/api/searches.py``: in search
+Each worker runs at most ``--search-slots`` best-move searches at once (``service/api/rpc/searches.py``: in search
 processes at a lower scheduling priority and, by default, on cores of their own, ``cpus.py``, so the rules
 calls come first) and lets up to ``--search-queue`` more calls wait for a slot, each until its own deadline;
 past that BestMove is RESOURCE_EXHAUSTED at once, and the request threads left over (``--threads`` must leave
@@ -39,9 +39,10 @@ from grpc_reflection.v1alpha import reflection
 
 from gamerules.v1 import gamerules_pb2 as pb
 from gamerules.v1 import gamerules_pb2_grpc as pb_grpc
-from service.api import auth, callers, cpus, environment, logs, multiproc, searches
+from service.api import auth, callers, cpus, environment, logs, multiproc
 from service.api.calls import ObservingInterceptor
-from service.api.servicer import GameRulesServicer, ServiceConfig
+from service.api.rpc import searches
+from service.api.rpc.servicer import GameRulesServicer, ServiceConfig
 from service.levels import LEVELS
 
 _log = logging.getLogger(__name__)

@@ -12,7 +12,7 @@ when the descriptor set with source info that ``make proto`` writes next to the 
 
 What the protos cannot say is added here, each from its one source: the closed word sets as enums
 (``service/core/values.py``), ranges and lengths (the servicer's limits), a position or move as ``oneOf`` its
-notation or a game's structured form, the recorded examples (``service/api/examples.py``), each error status
+notation or a game's structured form, the recorded examples (``service/api/rest/examples.py``), each error status
 grpc-gateway's mapping can give with its ``google.rpc.Status`` body and headers, the API-key schemes of
 ``service/api/auth.py``, and ``servers``.
 
@@ -37,7 +37,6 @@ from google.protobuf import descriptor, descriptor_pb2
 from google.rpc import error_details_pb2, status_pb2
 
 from gamerules.v1 import gamerules_pb2 as pb
-from service.api import examples
 from service.api.limits import (
     MAX_ARROW_CHARS,
     MAX_ARROWS,
@@ -54,6 +53,7 @@ from service.api.limits import (
     MIN_IMAGE_SIZE,
 )
 from service.api.required import behaviors
+from service.api.rest import examples
 from service.core.values import EVENT_TYPES, OPTION_TYPES, PURPOSES, RENDER_THEMES, RESULT_REASONS, STOP_REASONS
 
 SERVICE = pb.DESCRIPTOR.services_by_name["GameRules"]
@@ -525,7 +525,7 @@ def _error_responses() -> dict[str, Any]:
 
 
 def _with_examples(operation: dict[str, Any], method: str, path_fields: list[str]) -> None:
-    """The recorded real requests and answers of ``method`` (``service/api/examples.py``), one per game."""
+    """The recorded real requests and answers of ``method`` (``service/api/rest/examples.py``), one per game."""
     recorded = examples.for_method(method)
     if not recorded:
         return

@@ -5,13 +5,13 @@ JSON is the standard proto3 mapping (what grpc-gateway or Envoy would produce fr
 caller's deadline travels on as the gRPC deadline (``Grpc-Timeout`` header, as grpc-gateway reads it), and
 errors come back as the ``google.rpc.Status`` JSON with grpc-gateway v2's status codes.
 
-Run it with ``python -m service.api.gateway_server`` (granian, N worker processes whose metrics meet in one
+Run it with ``python -m service.api.rest.gateway_server`` (granian, N worker processes whose metrics meet in one
 multi-process directory; ``service/run.py`` starts it for ``make run``); any WSGI server can serve
 ``create_app()``. Configuration (the README's table, ``service/api/environment.py``): ``GAMERULES_GRPC_TARGET``
 (the gRPC address, default ``localhost:50051``), ``GAMERULES_GRPC_TARGET_CONNECTIONS`` (``Backends``),
 ``GAMERULES_GATEWAY_TIMEOUT_S`` (default deadline, 30),
 ``GAMERULES_GATEWAY_MAX_BODY_BYTES``, ``GAMERULES_GATEWAY_WAITING_BEST_MOVES`` and ``_REFUSAL_HOLD_S`` (how best
-moves wait for a thread and refusals for their 429, ``service/api/gateway_pacing.py``),
+moves wait for a thread and refusals for their 429, ``service/api/rest/gateway_pacing.py``),
 ``GAMERULES_GRPC_TARGET_CA`` / ``_CERT`` / ``_KEY`` (TLS, mutual with a certificate, to the gRPC server) and the
 API keys of ``service/api/auth.py``.
 
@@ -24,10 +24,10 @@ As grpc-gateway does: a GET rule reads the request's other fields from query par
 cache headers, and 304 to a matching ``If-None-Match``); a server-streaming RPC (AnalyzePosition) answers
 newline-delimited JSON, one ``{"result": message}`` per line and ``{"error": status}`` if the call fails once
 it has started, or Server-Sent Events (``event: result`` / ``event: error``, the same JSON as data) to a client
-that accepts ``text/event-stream`` (``service/api/mapping.py``). A client that disconnects cancels the call
+that accepts ``text/event-stream`` (``service/api/rest/mapping.py``). A client that disconnects cancels the call
 of a best move or a stream, which stops its search: the server tells the app that the client left
 (``CLIENT_WATCH``), and a stream also finds out by writing to it. ``/`` is the playground
-(``service/api/playground/``, static files that use only this API).
+(``service/api/rest/playground/``, static files that use only this API).
 """
 
 from __future__ import annotations
@@ -55,14 +55,15 @@ from google.rpc import code_pb2, error_details_pb2, status_pb2
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from gamerules.v1 import gamerules_pb2 as pb
-from service.api import auth, environment, gateway_pacing, logs, metrics, protojson
+from service.api import auth, environment, logs, metrics, protojson
 from service.api.callers import CALLER_METADATA
 from service.api.calls import WORKER_METADATA
-from service.api.cors import install_cors, origins_from_env
 from service.api.errors import HTTP_STATUS, error_status, overloaded, status_json
-from service.api.gateway_asgi import CLIENT_WATCH
-from service.api.mapping import HTTP_BODY, QueryError, apply_query, body_response, status_of, stream_response
-from service.api.openapi import serve_openapi
+from service.api.rest import gateway_pacing
+from service.api.rest.cors import install_cors, origins_from_env
+from service.api.rest.gateway_asgi import CLIENT_WATCH
+from service.api.rest.mapping import HTTP_BODY, QueryError, apply_query, body_response, status_of, stream_response
+from service.api.rest.openapi import serve_openapi
 
 _log = logging.getLogger(__name__)
 
@@ -78,7 +79,7 @@ MIN_TIMEOUT_S = 1e-3
 _TIMEOUT_UNITS = {"H": 3600.0, "M": 60.0, "S": 1.0, "m": 1e-3, "u": 1e-6, "n": 1e-9}
 PLAYGROUND = os.path.join(os.path.dirname(os.path.abspath(__file__)), "playground")
 # The server may tell the app when a request's client has gone: ``environ[CLIENT_WATCH]()``, called when a
-# call starts, gives a function that says True once the client has left (``service/api/gateway_asgi.py``'s
+# call starts, gives a function that says True once the client has left (``service/api/rest/gateway_asgi.py``'s
 # front provides it from the server's disconnect). A best move then waits for its answer ``HANGUP_POLL_S`` at a
 # time, asking it in between, and cancels its call when the client left: the server stops the search. Without
 # it (another WSGI server), it waits.
@@ -452,7 +453,7 @@ def create_app(backend: str | None = None, timeout_s: float | None = None) -> Fl
 
     @app.before_request
     def options_not_allowed() -> Response | None:
-        """OPTIONS that is no CORS preflight (``service/api/cors.py`` answers those first): 405 with the
+        """OPTIONS that is no CORS preflight (``service/api/rest/cors.py`` answers those first): 405 with the
         methods the path really has, as for any other verb it does not have."""
         if request.method != "OPTIONS":
             return None

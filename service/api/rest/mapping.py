@@ -1,6 +1,6 @@
 """grpc-gateway's HTTP mapping where it is more than one JSON message each way: the query parameters of a GET
 rule, a ``google.api.HttpBody`` answer (RenderPosition's image), and a server stream (AnalyzePosition) as
-newline-delimited JSON or Server-Sent Events. Used by the gateway (``service/api/gateway.py``)."""
+newline-delimited JSON or Server-Sent Events. Used by the gateway (``service/api/rest/gateway.py``)."""
 
 from __future__ import annotations
 

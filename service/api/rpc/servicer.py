@@ -30,7 +30,7 @@ from grpc_status import rpc_status
 from gamerules.v1 import gamerules_pb2 as pb
 from gamerules.v1 import gamerules_pb2_grpc as pb_grpc
 from service import core
-from service.api import callers, codec, searches
+from service.api import callers, codec
 from service.api.errors import ApiError, from_rules_error, invalid, overloaded, unknown_game
 from service.api.limits import (
     DEFAULT_PAGE_SIZE,
@@ -43,6 +43,7 @@ from service.api.limits import (
     MAX_TOP_N,
 )
 from service.api.required import check_required
+from service.api.rpc import searches
 from service.core.contract import Game
 from service.core.seeds import seeded_int
 from service.engines import GAMES
@@ -58,15 +59,15 @@ _FIELD_LIMIT = 2**31 - 1
 
 @dataclass(frozen=True)
 class ServiceConfig:
-    """Per-process serving limits (flags and environment in ``service/api/server.py``)."""
+    """Per-process serving limits (flags and environment in ``service/api/rpc/server.py``)."""
 
     max_think_ms: int = 10_000  # the cap on any one best-move search
-    # Concurrent best-move searches in this process (``service/api/searches.py``: where they run and why).
+    # Concurrent best-move searches in this process (``service/api/rpc/searches.py``: where they run and why).
     search_slots: int = field(default_factory=searches.default_capacity)
     # Best-move calls that may wait for a slot, each until its own deadline; more are refused at once, so
     # waiting calls never take all the request threads that cheap calls need.
     search_queue: int = 8
-    search_mode: str = "process"  # or "thread": see service/api/searches.py
+    search_mode: str = "process"  # or "thread": see service/api/rpc/searches.py
     # The longest a best move waits for a slot before it is refused (never past its own deadline).
     max_queue_wait_s: float = searches.DEFAULT_MAX_WAIT_S
     # The peers whose ``gamerules-caller`` metadata names the caller (``callers.py``): the gateway, a backend.

@@ -1,4 +1,4 @@
-"""Records the OpenAPI document's examples (``service/api/examples.py``) from real answers: ``make examples``.
+"""Records the OpenAPI document's examples (``service/api/rest/examples.py``) from real answers: ``make examples``.
 
 It builds the requests from the engines (a small start position per game, its first legal moves, a finished
 game), sends each through the gateway app to a gRPC server started in this process, and writes the answers to
@@ -16,9 +16,9 @@ from typing import Any
 from google.protobuf import struct_pb2
 
 from service.api.codec import decode_options
-from service.api.examples import OPTIONS, PATH, SEED, Example
-from service.api.gateway import create_app
-from service.api.server import ServerConfig, create_server
+from service.api.rest.examples import OPTIONS, PATH, SEED, Example
+from service.api.rest.gateway import create_app
+from service.api.rpc.server import ServerConfig, create_server
 from service.core.contract import Position
 from service.engines import GAMES
 

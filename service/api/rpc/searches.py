@@ -308,7 +308,7 @@ class SearchPool:
                     )
                 else:
                     context = multiprocessing.get_context("forkserver")
-                    context.set_forkserver_preload(["service.api.searches"])
+                    context.set_forkserver_preload(["service.api.rpc.searches"])
                     if self._cancelled is None:
                         self._cancelled = context.RawArray("b", self.capacity)
                         self._updates = [context.Queue() for _ in range(self.capacity)]
@@ -353,7 +353,7 @@ def _lower_priority(nice: int, cores: frozenset[int] | None = None) -> None:
 
 
 class CallerStop(core.Stop):
-    """The stop signal of a call (``service/api/servicer.py``'s): a ``Stop`` that also says whether the caller
+    """The stop signal of a call (``service/api/rpc/servicer.py``'s): a ``Stop`` that also says whether the caller
     still waits (``active()``)."""
 
     __slots__ = ()

@@ -1,8 +1,8 @@
 """Real examples for the OpenAPI document: for every method, one request per game and the gateway's answer.
 
-``examples.json`` (beside this module) holds them; the OpenAPI document (``service/api/openapi.py``) shows
+``examples.json`` (beside this module) holds them; the OpenAPI document (``service/api/rest/openapi.py``) shows
 them as each operation's request and response examples. They are recorded, never written by hand:
-``python -m service.api.record_examples`` (``make examples``) builds the requests from the engines (a small start
+``python -m service.api.rest.record_examples`` (``make examples``) builds the requests from the engines (a small start
 position per game, its first legal moves, a finished game), sends each through the gateway app to a gRPC
 server started in this process, and writes the answers. ``tests/api/test_examples.py`` sends every recorded
 request to a running gateway and server and compares the answer with the recorded one (all but the

@@ -1,4 +1,4 @@
-"""The REST gateway's process: ``python -m service.api.gateway_server`` serves ``gateway.create_app()`` from
+"""The REST gateway's process: ``python -m service.api.rest.gateway_server`` serves ``gateway.create_app()`` from
 N worker processes under granian, an HTTP server written in Rust, behind the front of ``gateway_asgi``.
 
 Why granian and not gunicorn: the gateway's job is one HTTP hop in front of one gRPC hop, so its own cost is
@@ -30,10 +30,11 @@ import threading
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from service.api import cpus, environment, gateway_pacing, logs, multiproc
+from service.api import cpus, environment, logs, multiproc
+from service.api.rest import gateway_pacing
 
 if TYPE_CHECKING:
-    from service.api.gateway_asgi import FrontConfig
+    from service.api.rest.gateway_asgi import FrontConfig
 
 # Each request holds a thread while it waits on its gRPC call, with the GIL released; granian's own advice
 # (it warns above this) is at most two per core and one more. Best moves, which wait longest (in the server's
@@ -152,8 +153,8 @@ def parser() -> argparse.ArgumentParser:
 def worker_app() -> Any:
     """The app in one granian worker: ``gateway.create_app()`` behind its front (``gateway_asgi``), which
     reads each request's body before the app sees it and tells the app when a client leaves."""
-    from service.api.gateway import create_app
-    from service.api.gateway_asgi import Front
+    from service.api.rest.gateway import create_app
+    from service.api.rest.gateway_asgi import Front
 
     return Front(create_app(), front_config())
 
@@ -161,8 +162,8 @@ def worker_app() -> Any:
 def front_config() -> FrontConfig:
     """The front's bounds, as ``main`` passed them on to the workers in the environment. (Imported here: the
     metrics library must not be imported before ``main`` has set up the workers' metrics directory.)"""
-    from service.api.gateway import MAX_BODY_BYTES
-    from service.api.gateway_asgi import FrontConfig
+    from service.api.rest.gateway import MAX_BODY_BYTES
+    from service.api.rest.gateway_asgi import FrontConfig
 
     return FrontConfig(
         threads=int(_env("GAMERULES_GATEWAY_THREADS", str(DEFAULT_THREADS)))
@@ -198,6 +199,9 @@ def ended(process: Any) -> bool:
     return bool(wait([process.sentinel], timeout=0))
 
 
+PATCHED_GRANIAN = "2.8.9"
+
+
 def _see_workers_end() -> None:
     """Make granian's main process see a stopped worker as ended once it has exited.
 
@@ -205,8 +209,19 @@ def _see_workers_end() -> None:
     same process: both collect the exit status with ``waitpid``, the second gets "no such child", and
     ``multiprocessing`` then reports the process alive until the first thread has stored the status. When that
     took more than the 1 ms granian waits (a loaded host, workers ending together), it logged "Killing worker-2
-    after it refused to gracefully stop" about a worker that had already exited, and killed nothing."""
+    after it refused to gracefully stop" about a worker that had already exited, and killed nothing.
+
+    The one patch of granian's internals left: applied to the version it was written against
+    (``PATCHED_GRANIAN``, the one requirements.lock pins, as its test checks) and skipped, with a warning, on
+    any other, which may have fixed the race or moved the class."""
+    import granian
     from granian.server.mp import WorkerProcess
+
+    if granian.__version__ != PATCHED_GRANIAN:
+        logging.getLogger(__name__).warning(
+            "granian %s is not %s: its workers' ending is not patched", granian.__version__, PATCHED_GRANIAN
+        )
+        return
 
     def is_alive(worker: Any) -> bool:
         return not ended(worker.inner)
@@ -311,7 +326,7 @@ def main(argv: list[str] | None = None) -> int:
 
     level = _env("GAMERULES_LOG_LEVEL", "INFO").lower()
     server = Granian(
-        "service.api.gateway_server:worker_app",
+        "service.api.rest.gateway_server:worker_app",
         factory=True,
         # ASGI: the front (``gateway_asgi``) reads bodies in the worker's event loop, with timeouts, and hears
         # of disconnects; the Flask app runs on its threads (--threads, plus --waiting-best-moves for
@@ -346,7 +361,7 @@ def main(argv: list[str] | None = None) -> int:
 
 if __name__ == "__main__":
     # Run the module's own copy: under ``python -m`` this file is also ``__main__``, a second module object,
-    # and the workers import ``service.api.gateway_server``: one copy of its state.
-    from service.api import gateway_server
+    # and the workers import ``service.api.rest.gateway_server``: one copy of its state.
+    from service.api.rest import gateway_server
 
     sys.exit(gateway_server.main())
