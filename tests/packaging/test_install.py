@@ -75,8 +75,9 @@ def _run(bin_dir: Path, *argv: str, cwd: Path, **env: str) -> subprocess.Complet
 
 
 def readme_examples(section: str) -> list[str]:
-    """The ```python blocks of the README's section ``## <section>``."""
-    text = (ROOT / "README.md").read_text()
+    """The ```python blocks of the clients' page's section ``## <section>`` (``docs/clients.md``, which the
+    README links for the client)."""
+    text = (ROOT / "docs" / "clients.md").read_text()
     body = text.split(f"\n## {section}\n", 1)[1].split("\n## ", 1)[0]
     return re.findall(r"```python\n(.*?)```", body, flags=re.DOTALL)
 
