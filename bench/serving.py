@@ -97,6 +97,15 @@ def run_stalled(servers: Servers) -> bool:
 # --- two callers -------------------------------------------------------------------------------------------
 
 
+def in_threads(loop: Callable[[], None], count: int) -> None:
+    """Run ``loop`` on ``count`` threads at once, until every one has returned."""
+    workers = [threading.Thread(target=loop) for _ in range(count)]
+    for worker in workers:
+        worker.start()
+    for worker in workers:
+        worker.join()
+
+
 def caller_loop(target: str, caller: str, time_ms: int, threads: int, seconds: float) -> dict[str, int]:
     """``threads`` callers named ``caller`` calling BestMove back to back for ``seconds`` (a client process)."""
     counts: dict[str, int] = {}
@@ -117,11 +126,7 @@ def caller_loop(target: str, caller: str, time_ms: int, threads: int, seconds: f
                 with lock:
                     counts[outcome] = counts.get(outcome, 0) + 1
 
-    workers = [threading.Thread(target=loop) for _ in range(threads)]
-    for worker in workers:
-        worker.start()
-    for worker in workers:
-        worker.join()
+    in_threads(loop, threads)
     return counts
 
 
@@ -224,11 +229,7 @@ def grpc_flood(target: str, clients: int, stop_file: str) -> dict[str, int]:
                 with lock:
                     counts[outcome] = counts.get(outcome, 0) + 1
 
-    workers = [threading.Thread(target=loop) for _ in range(clients)]
-    for worker in workers:
-        worker.start()
-    for worker in workers:
-        worker.join()
+    in_threads(loop, clients)
     return counts
 
 
@@ -258,11 +259,7 @@ def analyze_streams(target: str, streams: int, stop_file: str) -> dict[str, int]
                         counts[name] = counts.get(name, 0) + 1
                     time.sleep(0.1)
 
-    workers = [threading.Thread(target=loop) for _ in range(streams)]
-    for worker in workers:
-        worker.start()
-    for worker in workers:
-        worker.join()
+    in_threads(loop, streams)
     return counts
 
 

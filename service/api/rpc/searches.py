@@ -195,14 +195,13 @@ class SearchPool:
         victim.pushed_out = True
         self._turn.notify_all()
 
-    def _take(self, caller: str, end: float) -> int:
+    def _take(self, caller: str) -> int:
         ticket = self._free.pop()
         self._running[caller] = self._running.get(caller, 0) + 1
         if len(self._last_start) >= _CALLERS_REMEMBERED:  # forget the callers that have nothing here now
             present = set(self._running) | {waiter.caller for waiter in self._waiting}
             self._last_start = {name: when for name, when in self._last_start.items() if name in present}
         self._last_start[caller] = next(self._order)
-        self._ends[ticket] = end
         return ticket
 
     def _release(self, ticket: int, caller: str) -> None:
@@ -226,7 +225,7 @@ class SearchPool:
                 eligible, key=lambda w: (self._running.get(w.caller, 0), self._last_start.get(w.caller, -1), w.order)
             )
             self._waiting.remove(chosen)
-            chosen.ticket = self._take(chosen.caller, time.monotonic())  # its end, once it has woken (_admit)
+            chosen.ticket = self._take(chosen.caller)  # its end is noted once it has woken (``_admit``)
             self._turn.notify_all()
 
     def _retry_after(self) -> int:
