@@ -57,9 +57,9 @@ class Observed:
 
 
 @pytest.fixture(scope="module")
-def served() -> Iterator[tuple[str, str, Observed]]:
+def served() -> Iterator[tuple[str, str, Observed, GameRulesServicer]]:
     """A gRPC server with one search slot (its searches observed, the cap well above SEARCH_MS) and a real
-    gateway in front of it: (gRPC address, gateway URL, observed)."""
+    gateway in front of it: (gRPC address, gateway URL, observed, the servicer)."""
     observed = Observed()
     config = ServiceConfig(max_think_ms=20_000, search_slots=1, search_queue=2)
     servicer = GameRulesServicer(config=config, observe_search=observed)
@@ -73,7 +73,7 @@ def served() -> Iterator[tuple[str, str, Observed]]:
             pb_grpc.GameRulesStub(channel).BestMove(warm, timeout=60)
         observed.next()
         with running_gateway(address) as url:
-            yield address, url, observed
+            yield address, url, observed, servicer
     finally:
         running.shutdown(1)
 
@@ -196,7 +196,7 @@ class CpuSampler:
 
 
 def test_a_best_move_whose_client_hangs_up_stops_its_search(served):
-    _, url, observed = served
+    _, url, observed, _ = served
     before = counted(url, BEST_MOVE_ROUTE, "499")
     with CpuSampler() as cpu:
         sent = time.monotonic()
@@ -217,7 +217,7 @@ def test_a_best_move_whose_client_hangs_up_stops_its_search(served):
 
 @pytest.mark.parametrize("accept", ["application/x-ndjson", "text/event-stream"])
 def test_an_analysis_whose_client_hangs_up_mid_stream_stops_its_search(served, accept):
-    _, url, observed = served
+    _, url, observed, _ = served
     closed, depth = hang_up_mid_stream(url, accept)
     ended, result = observed.next()
     assert result.stop_reason == "cancelled" and result.elapsed_ms < STOPPED_WITHIN_MS, result
@@ -232,7 +232,7 @@ def test_an_analysis_whose_client_hangs_up_mid_stream_stops_its_search(served, a
 def test_an_analysis_whose_client_hangs_up_before_its_first_message_is_cancelled(served):
     """The slot taken, the analysis waits in the server's queue: no response has started when the client
     leaves, and the gateway cancels the call (499) all the same; the analysis never searches."""
-    address, url, observed = served
+    address, url, observed, servicer = served
     before = counted(url, ANALYZE_ROUTE, "499")
     with grpc.insecure_channel(address) as channel:
         blocking = pb.BestMoveRequest(
@@ -247,6 +247,9 @@ def test_an_analysis_whose_client_hangs_up_before_its_first_message_is_cancelled
             assert eventually(lambda: search_cpu_s() > idle + 0.02)  # the holder searches: the slot is its
             hang_up(url, ANALYZE, LONG)
             assert eventually(lambda: counted(url, ANALYZE_ROUTE, "499") == before + 1)
+            # The gateway cancelled its call; the server hears it in its own time (a loaded box: later than the
+            # holder's cancel below, and the slot would free first). Asserted: the analysis leaves the queue.
+            assert eventually(lambda: servicer.searches_waiting == 0)
         finally:
             holder.cancel()
         held = observed.next()[1]
@@ -266,7 +269,7 @@ def test_a_client_that_keeps_another_connection_open_is_still_seen_to_leave(serv
     connection to the same worker open (a browser's, a proxy's pool) is seen to leave all the same. (The
     gateway used to look at its worker's sockets for the client's address, and saw such a client go only once
     every one of them had closed.)"""
-    _, url, observed = served
+    _, url, observed, _ = served
     host, _, port = url.removeprefix("http://").partition(":")
     before = counted(url, BEST_MOVE_ROUTE, "499")
     with socket.create_connection((host, int(port)), timeout=10) as pooled:

@@ -15,7 +15,7 @@ import pytest
 from service import core
 from service.api import callers
 from service.api.rpc import searches
-from service.api.rpc.searches import CallerStop, Overloaded, SearchJob, SearchPool
+from service.api.rpc.searches import CallerGone, CallerStop, Overloaded, SearchJob, SearchPool
 
 
 class Held:
@@ -66,8 +66,8 @@ def submit(
 
 def waiting(pool: SearchPool, count: int) -> None:
     deadline = time.monotonic() + 10
-    while len(pool._waiting) != count:
-        assert time.monotonic() < deadline, pool._waiting
+    while pool.waiting != count:
+        assert time.monotonic() < deadline, pool.waiting
         time.sleep(0.005)
 
 
@@ -140,6 +140,39 @@ def test_a_call_waits_at_most_the_bound_and_is_told_when_the_slot_frees(held: He
         assert 1 <= refused.value.retry_after_s <= 4  # the holder's 4 s
         held.release("h")
         holder.result(10)
+    pool.close()
+
+
+class Leaving(CallerStop):
+    """A call whose caller leaves when the test says so."""
+
+    __slots__ = ("gone",)
+
+    def __init__(self) -> None:
+        self.gone = False
+
+    def active(self) -> bool:
+        return not self.gone
+
+
+def test_a_call_whose_caller_left_while_it_waited_is_passed_over_and_never_searches(held: Held) -> None:
+    pool = SearchPool(capacity=1, queue_size=4, mode="thread", max_wait_s=20)
+    with futures.ThreadPoolExecutor(4) as runner:
+        holder = submit(pool, runner, "h", "a")
+        held.wait_started("h")
+        leaving = Leaving()
+        gone = runner.submit(pool.run, job("gone"), leaving, "b")
+        waiting(pool, 1)
+        following = submit(pool, runner, "next", "c")
+        waiting(pool, 2)
+        leaving.gone = True  # its caller leaves; the slot frees before the waiting call could look
+        held.release("h")
+        held.wait_started("next")
+        with pytest.raises(CallerGone):
+            gone.result(10)
+        held.release("next")
+        assert following.result(10).move == "next" and holder.result(10).move == "h"
+        assert "gone" not in held.started and pool.waiting == 0
     pool.close()
 
 

@@ -74,6 +74,10 @@ class Overloaded(Exception):
         self.waited = waited  # refused after waiting in the queue (else at once)
 
 
+class CallerGone(Exception):
+    """The caller went away while its search waited for a slot: nothing was searched, nobody reads the answer."""
+
+
 class SearchLost(Exception):
     """The search process died under the search (killed, out of memory); the call is safe to retry."""
 
@@ -109,6 +113,7 @@ class SearchJob:
 class _Waiter:
     caller: str
     order: int
+    stop: CallerStop
     ticket: int | None = None  # set by the one that hands it a slot
     pushed_out: bool = False  # set when a call of a caller with fewer waiting took its place
 
@@ -149,6 +154,8 @@ class SearchPool:
         ``caller`` who asks (``callers.py``), for the fair share."""
         ticket = self._admit(job, stop, caller)
         try:
+            if not stop.active():  # it left as the slot came: the slot goes on to the next caller at once
+                raise CallerGone("the caller went away before its search started")
             return self._search(job, ticket, stop)
         finally:
             self._release(ticket, caller)
@@ -157,7 +164,7 @@ class SearchPool:
 
     def _admit(self, job: SearchJob, stop: CallerStop, caller: str) -> int:
         with self._turn:
-            waiter = _Waiter(caller, next(self._order))
+            waiter = _Waiter(caller, next(self._order), stop)
             self._waiting.append(waiter)
             self._hand_out()
             if waiter.ticket is None and len(self._waiting) > self.queue_size:
@@ -170,8 +177,10 @@ class SearchPool:
                             "too many best-move searches in progress and waiting; this caller has the most",
                             self._retry_after(),
                         )
+                    if not stop.active():
+                        raise CallerGone("the caller went away while its search waited for a slot")
                     left = until - time.monotonic()
-                    if left <= 0 or not stop.active():
+                    if left <= 0:
                         raise Overloaded("no search slot freed in time", self._retry_after(), waited=True)
                     self._turn.wait(min(left, _CANCEL_POLL_S))
             finally:
@@ -216,9 +225,12 @@ class SearchPool:
             self._hand_out()
 
     def _hand_out(self) -> None:
-        """Give free slots to waiters: the caller running the fewest searches first, then the longest waiting."""
+        """Give free slots to waiters: the caller running the fewest searches first, then the longest waiting.
+        A waiter whose caller left is passed over (its own loop sees it and leaves the queue)."""
         while self._free:
-            eligible = [w for w in self._waiting if self._running.get(w.caller, 0) < self.caller_slots]
+            eligible = [
+                w for w in self._waiting if self._running.get(w.caller, 0) < self.caller_slots and w.stop.active()
+            ]
             if not eligible:
                 return
             chosen = min(
@@ -227,6 +239,12 @@ class SearchPool:
             self._waiting.remove(chosen)
             chosen.ticket = self._take(chosen.caller)  # its end is noted once it has woken (``_admit``)
             self._turn.notify_all()
+
+    @property
+    def waiting(self) -> int:
+        """The calls waiting for a slot now."""
+        with self._turn:
+            return len(self._waiting)
 
     def _retry_after(self) -> int:
         """Whole seconds until the soonest running search must end (1 to 10)."""

@@ -174,6 +174,11 @@ class GameRulesServicer(pb_grpc.GameRulesServicer):
         # Descriptions never change while the process runs: encode them once.
         self._described = {game_id: codec.encode_game(game, levels[game_id]) for game_id, game in games.items()}
 
+    @property
+    def searches_waiting(self) -> int:
+        """The best moves and analyses waiting for a search slot now."""
+        return self._searches.waiting
+
     def start_searches(self) -> None:
         """Start the search processes or threads now, not on the first BestMove, and the lag's sampling."""
         self._searches.start()
@@ -417,6 +422,8 @@ class GameRulesServicer(pb_grpc.GameRulesServicer):
             if not error.waited:
                 self._hold_refusal(search.stop)
             raise overloaded(f"{error}; retry in {error.retry_after_s} s", error.retry_after_s) from None
+        except searches.CallerGone as error:  # nobody reads it: said for the call's log and metrics
+            raise ApiError(grpc.StatusCode.CANCELLED, "CALLER_GONE", str(error)) from None
         except searches.SearchLost as error:
             raise ApiError(grpc.StatusCode.UNAVAILABLE, "SEARCH_LOST", f"{error}; retry") from None
         except core.UnknownLevel as error:
