@@ -19,7 +19,7 @@ _SLOW_START = """
 import sys, time
 from service.api.rest import gateway_server
 
-configure = gateway_server.front_config
+configure = gateway_server.worker_config
 
 
 def slowly():
@@ -27,7 +27,7 @@ def slowly():
     return configure()
 
 
-gateway_server.front_config = slowly
+gateway_server.worker_config = slowly
 sys.exit(gateway_server.main(sys.argv[1:]))
 """
 

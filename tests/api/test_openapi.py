@@ -13,7 +13,6 @@ from google.api import annotations_pb2, field_behavior_pb2
 from openapi_spec_validator import validate
 
 from service.api.required import behaviors
-from service.api.rest import cors
 from service.api.rest.gateway import create_app
 from service.api.rest.openapi import SERVICE, _path_and_parameters, openapi_document
 from service.engines import GAMES
@@ -212,19 +211,11 @@ def test_descriptions_cite_the_projects_docs(document):
 # --- CORS --------------------------------------------------------------------------------------------
 
 
-def test_origins_from_env():
-    assert cors.origins_from_env({}) == ()
-    assert cors.origins_from_env({cors.ENV: " https://a.example/ , http://localhost:3000,"}) == (
-        "https://a.example",
-        "http://localhost:3000",
-    )
-
-
 def _client(monkeypatch, origins: str, backend: str = "127.0.0.1:9"):
     if origins:
-        monkeypatch.setenv(cors.ENV, origins)
+        monkeypatch.setenv("GAMERULES_CORS_ORIGINS", origins)
     else:
-        monkeypatch.delenv(cors.ENV, raising=False)
+        monkeypatch.delenv("GAMERULES_CORS_ORIGINS", raising=False)
     return create_app(backend=backend, timeout_s=5).test_client()
 
 

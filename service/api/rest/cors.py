@@ -1,20 +1,19 @@
 """CORS for the REST gateway, so browser-based portals on other origins can call it.
 
-Off unless origins are configured: ``GAMERULES_CORS_ORIGINS`` is a comma-separated list of origins
-(``https://portal.example,http://localhost:3000``) or ``*`` for any. An allowed origin gets the
-``Access-Control-*`` headers on the ``/v1/`` routes and ``/openapi.json``, and a preflight ``OPTIONS`` on a
-``/v1/`` route is answered here (204) without reaching the gRPC server. Other origins get no CORS headers,
-so the browser refuses them. No credentials mode: API keys travel in headers, which CORS allows anyway.
+Off unless origins are configured: ``GAMERULES_CORS_ORIGINS`` (read by ``gateway_config``) is a
+comma-separated list of origins (``https://portal.example,http://localhost:3000``) or ``*`` for any.
+An allowed origin gets the ``Access-Control-*`` headers on the ``/v1/`` routes and ``/openapi.json``, and a
+preflight ``OPTIONS`` on a ``/v1/`` route is answered here (204) without reaching the gRPC server. Other
+origins get no CORS headers, so the browser refuses them.
+No credentials mode: API keys travel in headers, which CORS allows anyway.
 """
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterable
 
 from flask import Flask, Response, request
 
-ENV = "GAMERULES_CORS_ORIGINS"
 ALLOWED_METHODS = "GET, POST, OPTIONS"
 # Request headers a browser may send: the JSON body, the deadline, API keys and tracing.
 ALLOWED_HEADERS = "Content-Type, Grpc-Timeout, Authorization, X-Api-Key, X-Request-Id, Traceparent"
@@ -22,12 +21,6 @@ EXPOSED_HEADERS = "Retry-After"
 MAX_AGE_S = 600
 _PREFIXES = ("/v1/",)
 _PATHS = frozenset({"/openapi.json"})
-
-
-def origins_from_env(environ: dict[str, str] | None = None) -> tuple[str, ...]:
-    """The configured origins, from ``GAMERULES_CORS_ORIGINS`` (empty: CORS off)."""
-    raw = (os.environ if environ is None else environ).get(ENV, "")
-    return tuple(origin.strip().rstrip("/") for origin in raw.split(",") if origin.strip())
 
 
 def _covered(path: str) -> bool:

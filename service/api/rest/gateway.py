@@ -7,13 +7,8 @@ errors come back as the ``google.rpc.Status`` JSON with grpc-gateway v2's status
 
 Run it with ``python -m service.api.rest.gateway_server`` (granian, N worker processes whose metrics meet in one
 multi-process directory; ``service/run.py`` starts it for ``make run``); any WSGI server can serve
-``create_app()``. Configuration (the README's table, ``service/api/environment.py``): ``GAMERULES_GRPC_TARGET``
-(the gRPC address, default ``localhost:50051``), ``GAMERULES_GRPC_TARGET_CONNECTIONS`` (``Backends``),
-``GAMERULES_GATEWAY_TIMEOUT_S`` (default deadline, 30),
-``GAMERULES_GATEWAY_MAX_BODY_BYTES``, ``GAMERULES_GATEWAY_WAITING_BEST_MOVES`` and ``_REFUSAL_HOLD_S`` (how best
-moves wait for a thread and refusals for their 429, ``service/api/rest/gateway_pacing.py``),
-``GAMERULES_GRPC_TARGET_CA`` / ``_CERT`` / ``_KEY`` (TLS, mutual with a certificate, to the gRPC server) and the
-API keys of ``service/api/auth.py``.
+``create_app()``. Its configuration is one value, ``GatewayConfig`` (``service/api/rest/gateway_config.py``,
+which reads every variable once; ``docs/operations.md`` lists them).
 
 Every answer is counted and timed in ``http_requests_total`` / ``http_request_duration_seconds`` with the
 proto's path template as the ``route`` (bounded), logged as one JSON line, and ``/metrics`` exposes them.
@@ -33,6 +28,7 @@ of a best move or a stream, which stops its search: the server tells the app tha
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import functools
 import ipaddress
 import itertools
@@ -55,21 +51,20 @@ from google.rpc import code_pb2, error_details_pb2, status_pb2
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from gamerules.v1 import gamerules_pb2 as pb
-from service.api import auth, environment, logs, metrics, protojson
+from service.api import auth, logs, metrics, protojson
 from service.api.callers import CALLER_METADATA
 from service.api.calls import WORKER_METADATA
 from service.api.errors import HTTP_STATUS, error_status, overloaded, status_json
 from service.api.rest import gateway_pacing
-from service.api.rest.cors import install_cors, origins_from_env
+from service.api.rest.cors import install_cors
 from service.api.rest.gateway_asgi import CLIENT_WATCH
+from service.api.rest.gateway_config import GatewayConfig
 from service.api.rest.mapping import HTTP_BODY, QueryError, apply_query, body_response, status_of, stream_response
 from service.api.rest.openapi import serve_openapi
 
 _log = logging.getLogger(__name__)
 
 SERVICE = pb.DESCRIPTOR.services_by_name["GameRules"]
-MAX_BODY_BYTES = 1 << 20
-BACKEND_CONNECTIONS = 8
 RETRY_PAUSE_S = 0.1
 DISCARD_LIMIT_FACTOR = 8  # a refused body up to this many times the limit is read to its end before the 400
 MAX_TIMEOUT_S = 300.0
@@ -276,31 +271,27 @@ def _timeout(default_s: float) -> float | Response:
     return min(seconds, MAX_TIMEOUT_S)
 
 
-def _backend_channel(backend: str, index: int = 0) -> grpc.Channel:
-    """A channel (one connection) to the gRPC server: TLS when ``GAMERULES_GRPC_TARGET_CA`` names the CA to
-    trust, with a client certificate (mutual TLS) when ``GAMERULES_GRPC_TARGET_CERT`` and
-    ``GAMERULES_GRPC_TARGET_KEY`` name one. ``index`` tells the channels apart: channels with the same
+def _backend_channel(config: GatewayConfig, index: int = 0) -> grpc.Channel:
+    """A channel (one connection) to the gRPC server: TLS when the config names a CA to trust, with a client
+    certificate (mutual TLS) when it names one. ``index`` tells the channels apart: channels with the same
     arguments would share one connection."""
     options = [
         ("grpc.max_receive_message_length", 16 << 20),
         ("grpc.use_local_subchannel_pool", 1),
         ("gamerules.connection", index),
     ]
-    ca = environment.env("GAMERULES_GRPC_TARGET_CA")
-    if not ca:
-        return grpc.insecure_channel(backend, options=options)
+    if config.tls is None:
+        return grpc.insecure_channel(config.grpc_target, options=options)
 
-    def read(name: str) -> bytes | None:
-        path = environment.env(name)
+    def read(path: str) -> bytes | None:
         if not path:
             return None
         with open(path, "rb") as file:
             return file.read()
 
-    credentials = grpc.ssl_channel_credentials(
-        read("GAMERULES_GRPC_TARGET_CA"), read("GAMERULES_GRPC_TARGET_KEY"), read("GAMERULES_GRPC_TARGET_CERT")
-    )
-    return grpc.secure_channel(backend, credentials, options=options)
+    tls = config.tls
+    credentials = grpc.ssl_channel_credentials(read(tls.ca), read(tls.key), read(tls.cert))
+    return grpc.secure_channel(config.grpc_target, credentials, options=options)
 
 
 def _instrument(app: Flask) -> None:
@@ -419,26 +410,23 @@ def _parse_body(raw: bytes, route: Route, message: Any) -> Response | None:
     return None
 
 
-def create_app(backend: str | None = None, timeout_s: float | None = None) -> Flask:
-    """The gateway app forwarding to the gRPC server at ``backend``."""
+def create_app(
+    config: GatewayConfig | None = None, backend: str | None = None, timeout_s: float | None = None
+) -> Flask:
+    """The gateway app as ``config`` has it (None: ``GatewayConfig.from_env()``); ``backend`` and ``timeout_s``
+    replace its gRPC target and default deadline."""
     # The API's routes are closures over this app's configuration (backends, limits, keys): one factory.
-    backend = backend or environment.env("GAMERULES_GRPC_TARGET", environment.DEFAULT_GRPC_TARGET)
-    default_timeout = timeout_s or float(environment.env("GAMERULES_GATEWAY_TIMEOUT_S", "30"))
-    max_body = int(environment.env("GAMERULES_GATEWAY_MAX_BODY_BYTES") or MAX_BODY_BYTES)
-    api_keys = auth.load()
-    connections = max(1, int(environment.env("GAMERULES_GRPC_TARGET_CONNECTIONS") or BACKEND_CONNECTIONS))
-    channels = [_backend_channel(backend, index) for index in range(connections)]
+    config = config or GatewayConfig.from_env()
+    if backend or timeout_s:
+        config = dataclasses.replace(
+            config, grpc_target=backend or config.grpc_target, timeout_s=timeout_s or config.timeout_s
+        )
+    default_timeout, max_body, api_keys = config.timeout_s, config.max_body_bytes, config.api_keys
+    channels = [_backend_channel(config, index) for index in range(config.connections)]
     backends = Backends(channels)
-    searches = _search_share(int(environment.env("GAMERULES_GATEWAY_THREADS") or 0))
+    searches = _search_share(config.threads)
     # Under another WSGI server, whose threads the app does not know, best moves wait only when asked to.
-    pacing = gateway_pacing.Pacing(
-        int(
-            environment.env("GAMERULES_GATEWAY_WAITING_BEST_MOVES")
-            or (gateway_pacing.DEFAULT_SLOTS if searches is not None else 0)
-        ),
-        float(environment.env("GAMERULES_GATEWAY_REFUSAL_HOLD_S") or gateway_pacing.DEFAULT_HOLD_S),
-        float(environment.env("GAMERULES_GATEWAY_MAX_QUEUE_WAIT_S") or gateway_pacing.DEFAULT_MAX_WAIT_S),
-    )
+    pacing = gateway_pacing.Pacing(config.paced_best_moves, config.refusal_hold_s, config.max_queue_wait_s)
     metrics.record_process_metrics()  # this worker's process_* series (multi-process mode only)
     routes = backends.routes[0]
 
@@ -446,7 +434,7 @@ def create_app(backend: str | None = None, timeout_s: float | None = None) -> Fl
     app = Flask(__name__, static_folder=PLAYGROUND, static_url_path="/playground")
     app.config["MAX_CONTENT_LENGTH"] = max_body
     _instrument(app)
-    install_cors(app, origins_from_env())  # GAMERULES_CORS_ORIGINS; none: no CORS headers (preflights first)
+    install_cors(app, config.cors_origins)  # none: no CORS headers (preflights first)
     app.add_url_rule("/openapi.json", "openapi", lambda: serve_openapi(bool(api_keys)))
 
     _add_fixed_routes(app, health_pb2_grpc.HealthStub(channels[0]))
@@ -626,7 +614,7 @@ class Backends:
 
     The server's workers share one port (``SO_REUSEPORT``), and the kernel hands each new connection to one
     of them; calls on one connection all go to the same worker. So the gateway opens
-    ``GAMERULES_GRPC_TARGET_CONNECTIONS`` (default ``BACKEND_CONNECTIONS``) connections and takes them in turn: the
+    ``GatewayConfig.connections`` (``GAMERULES_GRPC_TARGET_CONNECTIONS``) connections and takes them in turn: the
     calls spread over every worker that got a connection (with 8 connections and 2 workers, all 8 land on one
     worker once in 128 starts), and, behind a Kubernetes Service, over the pods as well. A call that fails
     UNAVAILABLE (the worker died, the connection broke: nothing of it ran) is sent again once, on the next

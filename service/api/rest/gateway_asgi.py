@@ -31,13 +31,13 @@ import logging
 import threading
 from collections.abc import Awaitable, Callable, Iterable
 from concurrent import futures
-from dataclasses import dataclass
 from typing import Any
 
 from google.rpc import code_pb2
 
 from service.api import metrics
 from service.api.errors import error_status, status_json
+from service.api.rest.gateway_config import FrontConfig
 
 _log = logging.getLogger(__name__)
 
@@ -48,17 +48,6 @@ Send = Callable[[dict[str, Any]], Awaitable[None]]
 CLIENT_WATCH = "gamerules.client_watch"  # the name the gateway reads (``gateway.CLIENT_WATCH``)
 _BUSY = "too many request bodies arriving at this gateway at once; retry shortly"
 _STALLED = "body: did not arrive in time; send the whole body at once (the gateway waits a few seconds for it)"
-
-
-@dataclass(frozen=True, slots=True)
-class FrontConfig:
-    """The stages' bounds (``gateway_server`` reads them from its flags and the environment)."""
-
-    threads: int = 9  # the app's threads: requests handled at once
-    max_body: int = 1 << 20  # bytes; the gateway's MAX_BODY_BYTES unless configured
-    body_s: float = 10.0  # the whole body within this
-    body_chunk_s: float = 5.0  # and each chunk of it within this of the one before
-    max_bodies: int = 512  # bodies read at once per worker
 
 
 class _Stalled(Exception):

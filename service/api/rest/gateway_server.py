@@ -19,6 +19,7 @@ when it builds the app. SIGTERM or SIGINT stops taking connections, lets request
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import ipaddress
 import logging
 import os
@@ -28,24 +29,14 @@ import socket
 import sys
 import threading
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from service.api import cpus, environment, logs, multiproc
 from service.api.rest import gateway_pacing
+from service.api.rest.gateway_config import DEFAULT_THREADS, ConfigError, GatewayConfig
 
-if TYPE_CHECKING:
-    from service.api.rest.gateway_asgi import FrontConfig
-
-# Each request holds a thread while it waits on its gRPC call, with the GIL released; granian's own advice
-# (it warns above this) is at most two per core and one more. Best moves, which wait longest (in the server's
-# queue, up to their deadline), may hold all but two of them (``gateway._search_share``).
-DEFAULT_THREADS = 2 * (os.cpu_count() or 1) + 1
-# The stages of a request, bounded as a production proxy bounds them (``gateway_asgi``); each has a flag and a
-# variable (``docs/operations.md``).
+# The stages of a request the front does not time itself: granian's public options (``docs/operations.md``).
 DEFAULT_HEADER_S = 10.0  # the request line and headers, and a keep-alive connection's wait for its next request
-DEFAULT_BODY_S = 10.0  # the whole body
-DEFAULT_BODY_CHUNK_S = 5.0  # each chunk of it after the one before
-DEFAULT_MAX_BODIES = 512  # bodies arriving at once in a worker
 DEFAULT_MAX_CONNECTIONS = 2048  # connections a worker serves at once (granian's backpressure)
 
 
@@ -71,40 +62,42 @@ def parse_bind(bind: str) -> tuple[str, int]:
     return host, int(port)
 
 
-def parser() -> argparse.ArgumentParser:
+def parser(config: GatewayConfig | None = None) -> argparse.ArgumentParser:
+    """The flags, their defaults ``config``'s (None: the environment's, ``GatewayConfig.from_env``)."""
+    config = config or GatewayConfig.from_env()
     add = (parser := argparse.ArgumentParser(description="Run the gamerules REST gateway.")).add_argument
     add("--bind", type=parse_bind, default=environment.gateway_bind(), help="host:port to listen on")
     add(
         "--grpc-target",
         "--backend",  # its name in release 0.1.0
         dest="grpc_target",
-        default=_env("GAMERULES_GRPC_TARGET", environment.DEFAULT_GRPC_TARGET),
+        default=config.grpc_target,
         help="the gRPC server, host:port",
     )
     add("--workers", type=int, default=int(_env("GAMERULES_GATEWAY_WORKERS", str(os.cpu_count() or 1))))
     add(
         "--threads",
         type=int,
-        default=int(_env("GAMERULES_GATEWAY_THREADS", str(DEFAULT_THREADS))),
+        default=config.threads or DEFAULT_THREADS,
         help="requests one worker handles at once (each waits on its gRPC call); more wait in line",
     )
     add(
         "--waiting-best-moves",
         type=int,
-        default=int(_env("GAMERULES_GATEWAY_WAITING_BEST_MOVES", str(gateway_pacing.DEFAULT_SLOTS))),
+        default=gateway_pacing.DEFAULT_SLOTS if config.waiting_best_moves is None else config.waiting_best_moves,
         help="best moves a worker keeps waiting at once (for a thread, or for their 429), each on a thread "
         "beyond --threads; 0: none wait",
     )
     add(
         "--max-queue-wait-s",
         type=float,
-        default=float(_env("GAMERULES_GATEWAY_MAX_QUEUE_WAIT_S", str(gateway_pacing.DEFAULT_MAX_WAIT_S))),
+        default=config.max_queue_wait_s,
         help="the longest a best move waits for a place at a worker before it is sent on or refused",
     )
     add(
         "--refusal-hold-s",
         type=float,
-        default=float(_env("GAMERULES_GATEWAY_REFUSAL_HOLD_S", str(gateway_pacing.DEFAULT_HOLD_S))),
+        default=config.refusal_hold_s,
         help="how long a refused best move waits for its 429 (less near its deadline); 0: at once",
     )
     add(
@@ -113,29 +106,28 @@ def parser() -> argparse.ArgumentParser:
         help="the cores the gateway runs on: all, or a list such as 0 or 0-1 (on the server's host: its rules "
         "cores, away from the searches)",
     )
-    number = float
     add(
         "--header-timeout-s",
-        type=number,
+        type=float,
         default=float(_env("GAMERULES_GATEWAY_HEADER_TIMEOUT_S", str(DEFAULT_HEADER_S))),
         help="a request's line and headers arrive within this, and a keep-alive connection's next request",
     )
     add(
         "--body-timeout-s",
-        type=number,
-        default=float(_env("GAMERULES_GATEWAY_BODY_TIMEOUT_S", str(DEFAULT_BODY_S))),
+        type=float,
+        default=config.body_s,
         help="a request's whole body arrives within this (else 408, the connection closed)",
     )
     add(
         "--body-chunk-timeout-s",
-        type=number,
-        default=float(_env("GAMERULES_GATEWAY_BODY_CHUNK_TIMEOUT_S", str(DEFAULT_BODY_CHUNK_S))),
+        type=float,
+        default=config.body_chunk_s,
         help="each chunk of a body arrives within this of the one before (else 408)",
     )
     add(
         "--max-bodies",
         type=int,
-        default=int(_env("GAMERULES_GATEWAY_MAX_BODIES", str(DEFAULT_MAX_BODIES))),
+        default=config.max_bodies,
         help="bodies a worker receives at once; one more is answered 503 with Retry-After",
     )
     add(
@@ -152,27 +144,18 @@ def parser() -> argparse.ArgumentParser:
 
 def worker_app() -> Any:
     """The app in one granian worker: ``gateway.create_app()`` behind its front (``gateway_asgi``), which
-    reads each request's body before the app sees it and tells the app when a client leaves."""
+    reads each request's body before the app sees it and tells the app when a client leaves. (Imported here:
+    the metrics library must not be imported before ``main`` has set up the workers' metrics directory.)"""
     from service.api.rest.gateway import create_app
     from service.api.rest.gateway_asgi import Front
 
-    return Front(create_app(), front_config())
+    config = worker_config()
+    return Front(create_app(config), config.front())
 
 
-def front_config() -> FrontConfig:
-    """The front's bounds, as ``main`` passed them on to the workers in the environment. (Imported here: the
-    metrics library must not be imported before ``main`` has set up the workers' metrics directory.)"""
-    from service.api.rest.gateway import MAX_BODY_BYTES
-    from service.api.rest.gateway_asgi import FrontConfig
-
-    return FrontConfig(
-        threads=int(_env("GAMERULES_GATEWAY_THREADS", str(DEFAULT_THREADS)))
-        + int(_env("GAMERULES_GATEWAY_WAITING_BEST_MOVES", str(gateway_pacing.DEFAULT_SLOTS))),
-        max_body=int(_env("GAMERULES_GATEWAY_MAX_BODY_BYTES") or MAX_BODY_BYTES),
-        body_s=float(_env("GAMERULES_GATEWAY_BODY_TIMEOUT_S", str(DEFAULT_BODY_S))),
-        body_chunk_s=float(_env("GAMERULES_GATEWAY_BODY_CHUNK_TIMEOUT_S", str(DEFAULT_BODY_CHUNK_S))),
-        max_bodies=int(_env("GAMERULES_GATEWAY_MAX_BODIES", str(DEFAULT_MAX_BODIES))),
-    )
+def worker_config() -> GatewayConfig:
+    """The config ``main`` handed the workers in the environment (``GatewayConfig.to_env``)."""
+    return GatewayConfig.from_env()
 
 
 # How a stop signal reaches granian's main process, whatever thread the kernel hands it to (see
@@ -288,7 +271,12 @@ def main(argv: list[str] | None = None) -> int:
     logs.configure()  # first: reading the environment may log that an old variable name is deprecated
     argv = sys.argv[1:] if argv is None else argv
     warn_old_flags(argv)
-    args = parser().parse_args(argv)
+    try:
+        from_env = GatewayConfig.from_env()
+    except ConfigError as error:
+        print(error, file=sys.stderr)
+        return 2
+    args = parser(from_env).parse_args(argv)
     if bool(args.tls_cert) != bool(args.tls_key):
         print("--tls-cert and --tls-key go together", file=sys.stderr)
         return 2
@@ -306,15 +294,18 @@ def main(argv: list[str] | None = None) -> int:
         except OSError as error:  # a platform that refuses: the gateway runs on every core
             logging.getLogger(__name__).warning("cannot move the gateway to cores %s: %s", cpus.text(cores), error)
     host, port = args.bind
-    os.environ["GAMERULES_GRPC_TARGET"] = args.grpc_target  # read by create_app in each worker
-    os.environ["GAMERULES_GATEWAY_THREADS"] = str(max(1, args.threads))  # so is this: best moves get a share
-    waiting = max(0, args.waiting_best_moves)
-    os.environ["GAMERULES_GATEWAY_WAITING_BEST_MOVES"] = str(waiting)  # and these: how best moves are paced
-    os.environ["GAMERULES_GATEWAY_REFUSAL_HOLD_S"] = str(max(0.0, args.refusal_hold_s))
-    os.environ["GAMERULES_GATEWAY_MAX_QUEUE_WAIT_S"] = str(max(0.0, args.max_queue_wait_s))
-    os.environ["GAMERULES_GATEWAY_BODY_TIMEOUT_S"] = str(max(0.001, args.body_timeout_s))  # the front's bounds
-    os.environ["GAMERULES_GATEWAY_BODY_CHUNK_TIMEOUT_S"] = str(max(0.001, args.body_chunk_timeout_s))
-    os.environ["GAMERULES_GATEWAY_MAX_BODIES"] = str(max(1, args.max_bodies))
+    config = dataclasses.replace(
+        from_env,
+        grpc_target=args.grpc_target,
+        threads=max(1, args.threads),  # known: best moves get a share of them (``gateway._search_share``)
+        waiting_best_moves=max(0, args.waiting_best_moves),
+        refusal_hold_s=max(0.0, args.refusal_hold_s),
+        max_queue_wait_s=max(0.0, args.max_queue_wait_s),
+        body_s=max(0.001, args.body_timeout_s),
+        body_chunk_s=max(0.001, args.body_chunk_timeout_s),
+        max_bodies=max(1, args.max_bodies),
+    )
+    os.environ.update(config.to_env())  # what each worker's ``worker_config`` reads back
     metrics_dir, owned = multiproc.prepare("gamerules-gateway-metrics-")
     if _env("GAMERULES_LOG_FORMAT", "json").lower() == "json":
         logs.capture_stderr()

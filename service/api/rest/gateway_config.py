@@ -1,0 +1,176 @@
+"""The REST gateway's configuration: one value, built once from the environment (``GatewayConfig.from_env``).
+
+Every ``GAMERULES_*`` variable the gateway reads is read here and nowhere else (``docs/operations.md`` lists
+them). ``gateway_server`` builds the config from its flags and the environment and hands it to its workers
+in the environment (``to_env``: granian's workers are processes of their own); each worker reads it back once
+(``worker_app``). ``gateway.create_app`` takes the value; tests build one with the fields they need.
+
+A malformed value is refused at start with a message naming the variable and saying what to send.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+from service.api import auth, environment
+from service.api.rest import gateway_pacing
+
+MAX_BODY_BYTES = 1 << 20
+BACKEND_CONNECTIONS = 8  # gRPC connections per worker (``gateway.Backends``)
+DEFAULT_TIMEOUT_S = 30.0  # a call's deadline when the request sets none (``Grpc-Timeout``)
+# Each request holds a thread while it waits on its gRPC call, with the GIL released; granian's own advice
+# (it warns above this) is at most two per core and one more. Best moves, which wait longest (in the server's
+# queue, up to their deadline), may hold all but two of them (``gateway._search_share``).
+DEFAULT_THREADS = 2 * (os.cpu_count() or 1) + 1
+# The stages of a request, bounded as a production proxy bounds them (``gateway_asgi``).
+DEFAULT_BODY_S = 10.0  # the whole body
+DEFAULT_BODY_CHUNK_S = 5.0  # each chunk of it after the one before
+DEFAULT_MAX_BODIES = 512  # bodies arriving at once in a worker
+
+
+class ConfigError(ValueError):
+    """A variable's value the gateway cannot use; the message names it and says what to send."""
+
+
+@dataclass(frozen=True, slots=True)
+class BackendTls:
+    """TLS to the gRPC server: the CA to trust, and a client certificate for mutual TLS (PEM file paths)."""
+
+    ca: str
+    cert: str = ""
+    key: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class FrontConfig:
+    """The front's bounds on a request's stages (``gateway_asgi``)."""
+
+    threads: int = DEFAULT_THREADS + gateway_pacing.DEFAULT_SLOTS  # the app's threads: requests handled at once
+    max_body: int = MAX_BODY_BYTES  # bytes
+    body_s: float = DEFAULT_BODY_S  # the whole body within this
+    body_chunk_s: float = DEFAULT_BODY_CHUNK_S  # and each chunk of it within this of the one before
+    max_bodies: int = DEFAULT_MAX_BODIES  # bodies read at once per worker
+
+
+# Each field's variable. A field missing here is not read from the environment (the API keys: ``auth.load``).
+_VARIABLES = {
+    "grpc_target": "GAMERULES_GRPC_TARGET",
+    "connections": "GAMERULES_GRPC_TARGET_CONNECTIONS",
+    "timeout_s": "GAMERULES_GATEWAY_TIMEOUT_S",
+    "max_body_bytes": "GAMERULES_GATEWAY_MAX_BODY_BYTES",
+    "threads": "GAMERULES_GATEWAY_THREADS",
+    "waiting_best_moves": "GAMERULES_GATEWAY_WAITING_BEST_MOVES",
+    "refusal_hold_s": "GAMERULES_GATEWAY_REFUSAL_HOLD_S",
+    "max_queue_wait_s": "GAMERULES_GATEWAY_MAX_QUEUE_WAIT_S",
+    "body_s": "GAMERULES_GATEWAY_BODY_TIMEOUT_S",
+    "body_chunk_s": "GAMERULES_GATEWAY_BODY_CHUNK_TIMEOUT_S",
+    "max_bodies": "GAMERULES_GATEWAY_MAX_BODIES",
+    "cors_origins": "GAMERULES_CORS_ORIGINS",
+}
+_TLS_VARIABLES = {
+    "ca": "GAMERULES_GRPC_TARGET_CA",
+    "cert": "GAMERULES_GRPC_TARGET_CERT",
+    "key": "GAMERULES_GRPC_TARGET_KEY",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class GatewayConfig:
+    """How the gateway serves. ``threads`` 0: the WSGI server's threads are unknown (another server than
+    ``gateway_server``), and best moves wait for a thread only when ``waiting_best_moves`` says so."""
+
+    grpc_target: str = environment.DEFAULT_GRPC_TARGET
+    connections: int = BACKEND_CONNECTIONS
+    tls: BackendTls | None = None
+    timeout_s: float = DEFAULT_TIMEOUT_S
+    max_body_bytes: int = MAX_BODY_BYTES
+    threads: int = 0
+    waiting_best_moves: int | None = None  # None: ``gateway_pacing.DEFAULT_SLOTS`` when ``threads`` is known
+    refusal_hold_s: float = gateway_pacing.DEFAULT_HOLD_S
+    max_queue_wait_s: float = gateway_pacing.DEFAULT_MAX_WAIT_S
+    body_s: float = DEFAULT_BODY_S
+    body_chunk_s: float = DEFAULT_BODY_CHUNK_S
+    max_bodies: int = DEFAULT_MAX_BODIES
+    cors_origins: tuple[str, ...] = ()  # none: no CORS headers (``cors.py``)
+    api_keys: auth.ApiKeys = field(default_factory=auth.ApiKeys)
+
+    @classmethod
+    def from_env(cls, environ: Mapping[str, str] | None = None) -> GatewayConfig:
+        """The config the variables set (unset ones: the defaults); ConfigError naming a malformed one."""
+        environ = os.environ if environ is None else environ
+        values: dict[str, object] = {}
+        for name, variable in _VARIABLES.items():
+            raw = environment.env(variable, environ=environ).strip()
+            if raw:
+                values[name] = _parse(name, variable, raw)
+        ca = environment.env(_TLS_VARIABLES["ca"], environ=environ)
+        if ca:
+            cert, key = (environment.env(_TLS_VARIABLES[part], environ=environ) for part in ("cert", "key"))
+            if bool(cert) != bool(key):
+                raise ConfigError("GAMERULES_GRPC_TARGET_CERT and GAMERULES_GRPC_TARGET_KEY go together: set both")
+            values["tls"] = BackendTls(ca, cert, key)
+        return cls(api_keys=auth.load(environ=environ), **values)  # type: ignore[arg-type]
+
+    def to_env(self) -> dict[str, str]:
+        """The variables that give this config back through ``from_env`` (the API keys aside: the workers
+        read them from the same variables or file)."""
+        variables = {}
+        for name, variable in _VARIABLES.items():
+            value = getattr(self, name)
+            if value is None:
+                continue
+            variables[variable] = ",".join(value) if isinstance(value, tuple) else str(value)
+        if self.tls is not None:
+            variables.update({_TLS_VARIABLES[part]: getattr(self.tls, part) for part in _TLS_VARIABLES})
+        return variables
+
+    @property
+    def paced_best_moves(self) -> int:
+        """Best moves a worker keeps waiting at once (``gateway_pacing``)."""
+        if self.waiting_best_moves is not None:
+            return self.waiting_best_moves
+        return gateway_pacing.DEFAULT_SLOTS if self.threads > 0 else 0
+
+    def front(self) -> FrontConfig:
+        """The front's bounds: the app's threads are the request threads and the pacing's."""
+        return FrontConfig(
+            threads=(self.threads or DEFAULT_THREADS) + self.paced_best_moves,
+            max_body=self.max_body_bytes,
+            body_s=self.body_s,
+            body_chunk_s=self.body_chunk_s,
+            max_bodies=self.max_bodies,
+        )
+
+
+# What each field accepts: its type and its least value.
+_KINDS: dict[str, tuple[type, float]] = {
+    "connections": (int, 1),
+    "timeout_s": (float, 0.001),
+    "max_body_bytes": (int, 1),
+    "threads": (int, 0),
+    "waiting_best_moves": (int, 0),
+    "refusal_hold_s": (float, 0),
+    "max_queue_wait_s": (float, 0),
+    "body_s": (float, 0.001),
+    "body_chunk_s": (float, 0.001),
+    "max_bodies": (int, 1),
+}
+
+
+def _parse(name: str, variable: str, raw: str) -> object:
+    if name == "cors_origins":
+        return tuple(origin.strip().rstrip("/") for origin in raw.split(",") if origin.strip())
+    if name not in _KINDS:
+        return raw
+    kind, least = _KINDS[name]
+    word = "a whole number" if kind is int else "a number"
+    try:
+        value = kind(raw)
+    except ValueError:
+        raise ConfigError(f"{variable}={raw!r}: send {word} of at least {least:g}") from None
+    if not (math.isfinite(value) and value >= least):
+        raise ConfigError(f"{variable}={raw!r}: send {word} of at least {least:g}")
+    return value

@@ -1,0 +1,90 @@
+"""The gateway's configuration (``service/api/rest/gateway_config.py``): every variable read once, in one place,
+a malformed one refused naming it, and the value handed to the workers coming back whole."""
+
+from __future__ import annotations
+
+import dataclasses
+import inspect
+
+import pytest
+
+from service.api.rest import cors, gateway, gateway_asgi, gateway_config, gateway_pacing, mapping
+from service.api.rest.gateway_config import BackendTls, ConfigError, GatewayConfig
+
+
+def test_no_variables_give_the_defaults():
+    config = GatewayConfig.from_env({})
+    assert config == dataclasses.replace(GatewayConfig(), api_keys=config.api_keys)
+    assert not config.api_keys and config.tls is None and config.cors_origins == ()
+    # Threads unknown (another WSGI server): best moves do not wait for one unless told to.
+    assert config.paced_best_moves == 0
+    assert dataclasses.replace(config, threads=9).paced_best_moves == gateway_pacing.DEFAULT_SLOTS
+
+
+def test_every_variable_is_read():
+    environ = {
+        "GAMERULES_GRPC_TARGET": "backend:50051",
+        "GAMERULES_GRPC_TARGET_CONNECTIONS": "3",
+        "GAMERULES_GATEWAY_TIMEOUT_S": "12.5",
+        "GAMERULES_GATEWAY_MAX_BODY_BYTES": "4096",
+        "GAMERULES_GATEWAY_THREADS": "5",
+        "GAMERULES_GATEWAY_WAITING_BEST_MOVES": "0",
+        "GAMERULES_GATEWAY_REFUSAL_HOLD_S": "0.25",
+        "GAMERULES_GATEWAY_MAX_QUEUE_WAIT_S": "1.5",
+        "GAMERULES_GATEWAY_BODY_TIMEOUT_S": "7",
+        "GAMERULES_GATEWAY_BODY_CHUNK_TIMEOUT_S": "2",
+        "GAMERULES_GATEWAY_MAX_BODIES": "10",
+        "GAMERULES_CORS_ORIGINS": " https://a.example/ , http://localhost:3000,",
+        "GAMERULES_GRPC_TARGET_CA": "/ca.pem",
+        "GAMERULES_GRPC_TARGET_CERT": "/cert.pem",
+        "GAMERULES_GRPC_TARGET_KEY": "/key.pem",
+        "GAMERULES_API_KEYS": "k1,k2",
+    }
+    config = GatewayConfig.from_env(environ)
+    assert (config.grpc_target, config.connections, config.timeout_s, config.max_body_bytes) == (
+        "backend:50051",
+        3,
+        12.5,
+        4096,
+    )
+    assert (config.threads, config.waiting_best_moves, config.paced_best_moves) == (5, 0, 0)
+    assert (config.refusal_hold_s, config.max_queue_wait_s) == (0.25, 1.5)
+    assert config.cors_origins == ("https://a.example", "http://localhost:3000")
+    assert config.tls == BackendTls("/ca.pem", "/cert.pem", "/key.pem")
+    assert config.api_keys.accepts("k2") and not config.api_keys.accepts("k3")
+    assert config.front() == gateway_config.FrontConfig(
+        threads=5, max_body=4096, body_s=7, body_chunk_s=2, max_bodies=10
+    )
+    # What the server hands its workers comes back the same (the keys travel in their own variables).
+    handed = GatewayConfig.from_env({**config.to_env(), "GAMERULES_API_KEYS": "k1,k2"})
+    assert handed.api_keys.accepts("k1") and dataclasses.replace(handed, api_keys=config.api_keys) == config
+
+
+@pytest.mark.parametrize(
+    ("variable", "value", "expected"),
+    [
+        ("GAMERULES_GATEWAY_TIMEOUT_S", "soon", "a number of at least 0.001"),
+        ("GAMERULES_GATEWAY_TIMEOUT_S", "0", "a number of at least 0.001"),
+        ("GAMERULES_GATEWAY_TIMEOUT_S", "nan", "a number"),
+        ("GAMERULES_GATEWAY_REFUSAL_HOLD_S", "inf", "a number of at least 0"),
+        ("GAMERULES_GATEWAY_THREADS", "2.5", "a whole number of at least 0"),
+        ("GAMERULES_GRPC_TARGET_CONNECTIONS", "0", "a whole number of at least 1"),
+        ("GAMERULES_GATEWAY_MAX_BODY_BYTES", "-1", "a whole number of at least 1"),
+    ],
+)
+def test_a_malformed_variable_is_refused_naming_it(variable, value, expected):
+    with pytest.raises(ConfigError, match=variable) as refused:
+        GatewayConfig.from_env({variable: value})
+    assert expected in str(refused.value)
+
+
+def test_a_client_certificate_needs_its_key():
+    with pytest.raises(ConfigError, match="GAMERULES_GRPC_TARGET_KEY"):
+        GatewayConfig.from_env({"GAMERULES_GRPC_TARGET_CA": "/ca.pem", "GAMERULES_GRPC_TARGET_CERT": "/c.pem"})
+
+
+def test_the_gateway_reads_the_environment_only_through_its_config():
+    """One room: the gateway's modules other than the config read no variable themselves."""
+    for module in (gateway, gateway_asgi, cors, mapping):
+        source = inspect.getsource(module)
+        assert "environment.env(" not in source and "os.environ" not in source, module.__name__
