@@ -28,6 +28,7 @@ from service.api.rpc.server import SERVICE, ServerConfig, create_server
 from service.api.rpc.servicer import ServiceConfig
 from service.engines import GAMES
 from service.levels import LEVELS as GAME_LEVELS
+from tests.api.conftest import FUZZ_SCALE
 
 ACCEPTABLE = {
     grpc.StatusCode.INVALID_ARGUMENT,
@@ -237,12 +238,23 @@ def fuzz_stub() -> Iterator[tuple[pb_grpc.GameRulesStub, grpc.Channel]]:
     running.shutdown(1)
 
 
+ANSWERS: dict[str, int] = {}  # the answers checked, by status code name: the run's count, printed
+
+
+@pytest.fixture(scope="module", autouse=True)
+def count_answers() -> Iterator[None]:
+    yield
+    print(f"gRPC fuzz: {sum(ANSWERS.values())} answers checked, by code {dict(sorted(ANSWERS.items()))}")
+
+
 def check_answer(call: Any, request: Message) -> None:
     try:
         call(request, timeout=30)
+        ANSWERS["OK"] = ANSWERS.get("OK", 0) + 1
         return
     except grpc.RpcError as error:
         code, details = error.code(), error.details()
+        ANSWERS[code.name] = ANSWERS.get(code.name, 0) + 1
         status = rpc_status.from_call(error)  # type: ignore[arg-type]
     if code == grpc.StatusCode.RESOURCE_EXHAUSTED and status is None:
         assert request.ByteSize() > MAX_REQUEST_BYTES, details  # gRPC's own size limit: no Status to carry
@@ -265,7 +277,7 @@ def test_random_requests_get_ok_or_a_client_error(fuzz_stub, method):
     call = getattr(stub, method.name)
 
     @settings(
-        max_examples=_EXAMPLES.get(method.name, 80),
+        max_examples=_EXAMPLES.get(method.name, 80) * FUZZ_SCALE,
         deadline=None,
         derandomize=True,
         suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.large_base_example],

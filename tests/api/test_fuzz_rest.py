@@ -22,7 +22,7 @@ from service.api.errors import HTTP_STATUS
 from service.api.rest.openapi import openapi_document
 from service.api.rpc.server import ServerConfig, create_server
 from service.api.rpc.servicer import ServiceConfig
-from tests.api.conftest import http, running_gateway
+from tests.api.conftest import FUZZ_SCALE, http, running_gateway
 
 ROOT = Path(__file__).resolve().parents[2]
 # The reasons of a game's rules: a schema-valid request may break one. Any other 400 (INVALID_JSON, a REQUIRED
@@ -62,6 +62,12 @@ schema = schemathesis.openapi.from_dict(
 schema.config.phases.update(phases=["examples", "coverage", "fuzzing", "stateful"])
 
 
+@pytest.fixture(scope="module", autouse=True)
+def count_answers() -> Iterator[None]:
+    yield
+    print(f"REST fuzz: {sum(ANSWERS.values())} answers checked, by class {dict(sorted(ANSWERS.items()))}")
+
+
 def test_the_fuzzed_document_is_the_served_one(fuzzed_gateway):
     status, served, _ = http(fuzzed_gateway, "/openapi.json")
     assert status == 200 and served == json.loads(json.dumps(openapi_document()))
@@ -73,10 +79,14 @@ def _reason(body: dict) -> str:
     return infos[0]["reason"]
 
 
+ANSWERS: dict[int, int] = {}  # the answers checked, by class (2 for 2xx ...): the run's count, printed
+
+
 @schemathesis.check
 def success_or_a_client_error_with_a_status(ctx, response, case) -> None:
     """The brief's rule for every answer, and the only 400 a schema-valid request may get."""
     code = response.status_code
+    ANSWERS[code // 100] = ANSWERS.get(code // 100, 0) + 1
     if 200 <= code < 300:
         return
     assert 400 <= code < 500, f"{case.method} {case.formatted_path}: {code} {response.text[:300]}"
@@ -92,7 +102,7 @@ def success_or_a_client_error_with_a_status(ctx, response, case) -> None:
 
 @schema.parametrize()
 @settings(
-    max_examples=25,
+    max_examples=25 * FUZZ_SCALE,
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much, HealthCheck.data_too_large],
 )

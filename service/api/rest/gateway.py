@@ -113,8 +113,8 @@ def compile_template(template: str) -> re.Pattern[str]:
     return re.compile(f"^{regex}$")
 
 
-def build_routes(channel: grpc.Channel) -> list[Route]:
-    """The routes of the HTTP rules, each calling its RPC on ``channel``."""
+def build_routes(channel: grpc.Channel | None) -> list[Route]:
+    """The routes of the HTTP rules, each calling its RPC on ``channel`` (None: routes without a call)."""
     routes = []
     for method in SERVICE.methods:
         rule = method.GetOptions().Extensions[annotations_pb2.http]
@@ -122,6 +122,9 @@ def build_routes(channel: grpc.Channel) -> list[Route]:
         if verb is None:
             continue
         template = getattr(rule, verb)
+        routes.append(Route(verb.upper(), template, compile_template(template), rule.body, method, None))
+        if channel is None:
+            continue
         # Server-streaming methods (AnalyzePosition) are called as streams; every other one is unary.
         make_call = channel.unary_stream if method.server_streaming else channel.unary_unary
         call = make_call(
@@ -131,7 +134,7 @@ def build_routes(channel: grpc.Channel) -> list[Route]:
             # As the generated stubs do: the method is registered with the channel once, not per call.
             _registered_method=True,
         )
-        routes.append(Route(verb.upper(), template, compile_template(template), rule.body, method, call))
+        routes[-1] = dataclasses.replace(routes[-1], call=call)
     return routes
 
 
@@ -160,6 +163,11 @@ def method_not_allowed(path: str, allowed: list[str]) -> Response:
 
 
 def _rpc_error_response(error: grpc.RpcError) -> Response:
+    return status_response(*rpc_error_answer(error))
+
+
+def rpc_error_answer(error: grpc.RpcError) -> tuple[status_pb2.Status, dict[str, str]]:
+    """A failed call's Status and the headers its answer carries (``Retry-After`` from the server's hint)."""
     status = status_of(error)
     headers = {}
     for detail in status.details:
@@ -170,7 +178,7 @@ def _rpc_error_response(error: grpc.RpcError) -> Response:
                 headers["Retry-After"] = info.metadata["retry_after_seconds"]
     if status.code == code_pb2.RESOURCE_EXHAUSTED and "Retry-After" not in headers:
         headers["Retry-After"] = "1"
-    return status_response(status, headers)
+    return status, headers
 
 
 def parse_error_field(message: str) -> str:
@@ -249,13 +257,13 @@ def non_finite_path(body: Any) -> str | None:
     return None
 
 
-def _timeout(default_s: float) -> float | Response:
-    header = request.headers.get("Grpc-Timeout", "")
+def grpc_timeout(header: str, default_s: float) -> float | status_pb2.Status:
+    """The call's timeout as the ``Grpc-Timeout`` header says (gRPC's units), or the Status refusing it."""
     if not header:
         return default_s
     match = re.fullmatch(r"(\d{1,8})([HMSmun])", header)
     if not match:
-        return error_response(
+        return error_status(
             code_pb2.INVALID_ARGUMENT,
             "Grpc-Timeout: expected 1 to 8 digits and a unit (H, M, S, m, u or n), e.g. 500m or 2S",
             "INVALID_TIMEOUT",
@@ -263,7 +271,7 @@ def _timeout(default_s: float) -> float | Response:
     seconds = int(match.group(1)) * _TIMEOUT_UNITS[match.group(2)]
     if seconds < MIN_TIMEOUT_S:
         # A deadline this close has passed by the time the call could start: gRPC's own answer to it.
-        return error_response(
+        return error_status(
             code_pb2.DEADLINE_EXCEEDED,
             f"Grpc-Timeout: {header} passed before the call could start",
             "DEADLINE_EXCEEDED",
@@ -271,17 +279,22 @@ def _timeout(default_s: float) -> float | Response:
     return min(seconds, MAX_TIMEOUT_S)
 
 
-def _backend_channel(config: GatewayConfig, index: int = 0) -> grpc.Channel:
-    """A channel (one connection) to the gRPC server: TLS when the config names a CA to trust, with a client
-    certificate (mutual TLS) when it names one. ``index`` tells the channels apart: channels with the same
-    arguments would share one connection."""
-    options = [
+def _timeout(default_s: float) -> float | Response:
+    timeout = grpc_timeout(request.headers.get("Grpc-Timeout", ""), default_s)
+    return status_response(timeout) if isinstance(timeout, status_pb2.Status) else timeout
+
+
+def channel_arguments(config: GatewayConfig, index: int = 0) -> tuple[list[tuple[str, Any]], Any]:
+    """A channel's options and credentials (None: plaintext) to the gRPC server: TLS when the config names a
+    CA to trust, with a client certificate (mutual TLS) when it names one. ``index`` tells the channels apart:
+    channels with the same arguments would share one connection."""
+    options: list[tuple[str, Any]] = [
         ("grpc.max_receive_message_length", 16 << 20),
         ("grpc.use_local_subchannel_pool", 1),
         ("gamerules.connection", index),
     ]
     if config.tls is None:
-        return grpc.insecure_channel(config.grpc_target, options=options)
+        return options, None
 
     def read(path: str) -> bytes | None:
         if not path:
@@ -290,7 +303,13 @@ def _backend_channel(config: GatewayConfig, index: int = 0) -> grpc.Channel:
             return file.read()
 
     tls = config.tls
-    credentials = grpc.ssl_channel_credentials(read(tls.ca), read(tls.key), read(tls.cert))
+    return options, grpc.ssl_channel_credentials(read(tls.ca), read(tls.key), read(tls.cert))
+
+
+def _backend_channel(config: GatewayConfig, index: int = 0) -> grpc.Channel:
+    options, credentials = channel_arguments(config, index)
+    if credentials is None:
+        return grpc.insecure_channel(config.grpc_target, options=options)
     return grpc.secure_channel(config.grpc_target, credentials, options=options)
 
 
@@ -376,22 +395,22 @@ def _add_fixed_routes(app: Flask, health_stub: health_pb2_grpc.HealthStub) -> No
         return Response(body, 200 if serving else 503, mimetype="application/json")
 
 
-def _parse_body(raw: bytes, route: Route, message: Any) -> Response | None:
-    """Fill ``message`` from the JSON body ``raw`` (proto3 JSON, strictly); the error answer if it is not."""
+def body_refusal(raw: bytes, route: Route, message: Any) -> status_pb2.Status | None:
+    """Fill ``message`` from the JSON body ``raw`` (proto3 JSON, strictly); the error Status if it is not."""
     if not raw.strip():
         return None
     try:
         body = json.loads(raw, parse_constant=_NonFinite)
     except (ValueError, UnicodeDecodeError) as error:
-        return error_response(code_pb2.INVALID_ARGUMENT, f"body: not valid JSON ({error})", "INVALID_JSON", "body")
+        return error_status(code_pb2.INVALID_ARGUMENT, f"body: not valid JSON ({error})", "INVALID_JSON", "body")
     except RecursionError:
-        return error_response(code_pb2.INVALID_ARGUMENT, "body: JSON nested too deeply", "INVALID_JSON", "body")
+        return error_status(code_pb2.INVALID_ARGUMENT, "body: JSON nested too deeply", "INVALID_JSON", "body")
     if not isinstance(body, dict):
-        return error_response(code_pb2.INVALID_ARGUMENT, "body: must be a JSON object", "INVALID_JSON", "body")
+        return error_status(code_pb2.INVALID_ARGUMENT, "body: must be a JSON object", "INVALID_JSON", "body")
     where = non_finite_path(body)
     if where is not None:
         field = where or "body"
-        return error_response(
+        return error_status(
             code_pb2.INVALID_ARGUMENT,
             f"{field}: NaN and Infinity are no JSON numbers; send a finite number",
             "INVALID_JSON",
@@ -400,14 +419,19 @@ def _parse_body(raw: bytes, route: Route, message: Any) -> Response | None:
     strict = strict_json_error(body, route.method.input_type)
     if strict is not None:
         field, text = strict
-        return error_response(code_pb2.INVALID_ARGUMENT, f"{field}: {text}", "INVALID_JSON", field)
+        return error_status(code_pb2.INVALID_ARGUMENT, f"{field}: {text}", "INVALID_JSON", field)
     try:
         json_format.ParseDict(body, message)
     except (json_format.ParseError, ValueError, TypeError, RecursionError) as error:
         field = parse_error_field(str(error)) or "body"
         text = str(error).splitlines()[0][:300]
-        return error_response(code_pb2.INVALID_ARGUMENT, f"{field}: {text}", "INVALID_JSON", field)
+        return error_status(code_pb2.INVALID_ARGUMENT, f"{field}: {text}", "INVALID_JSON", field)
     return None
+
+
+def _parse_body(raw: bytes, route: Route, message: Any) -> Response | None:
+    refusal = body_refusal(raw, route, message)
+    return None if refusal is None else status_response(refusal)
 
 
 def create_app(
@@ -492,7 +516,7 @@ def create_app(
         timeout = _timeout(default_timeout)
         if isinstance(timeout, Response):
             return timeout
-        metadata = [(key.lower(), value) for key, value in request.headers.items() if key.lower() in _FORWARDED]
+        metadata = [(key.lower(), value) for key, value in request.headers.items() if key.lower() in FORWARDED_HEADERS]
         # The caller, for the server's fair share of searches (``callers.py``): the HTTP client, not the gateway.
         metadata.append((CALLER_METADATA, request.remote_addr or ""))
         if route.method.server_streaming:
@@ -563,8 +587,12 @@ _GATEWAY_BUSY = "too many best-move calls in progress and waiting at this gatewa
 def _answer(route: Route, answer: Message, call: grpc.Call) -> Response:
     if route.method.output_type.full_name == HTTP_BODY:
         return _with_worker(body_response(answer), call)
-    body = json.dumps(protojson.to_dict(answer), separators=(",", ":"))
-    return _with_worker(Response(body, mimetype="application/json"), call)
+    return _with_worker(Response(answer_json(answer), mimetype="application/json"), call)
+
+
+def answer_json(answer: Message) -> str:
+    """An RPC's answer as the gateway writes it: proto3 JSON, compact."""
+    return json.dumps(protojson.to_dict(answer), separators=(",", ":"))
 
 
 def _search_share(threads: int) -> threading.BoundedSemaphore | None:
@@ -678,11 +706,19 @@ def _send(
 def _with_worker(response: Response, call: grpc.Call) -> Response:
     """Name the gRPC worker that answered (``Gamerules-Worker: host/pid``, from its initial metadata)."""
     with contextlib.suppress(Exception):  # a call that never reached a worker has no metadata
-        for key, value in call.initial_metadata() or ():
-            if key == WORKER_METADATA:
-                response.headers["Gamerules-Worker"] = str(value)
+        worker = worker_of(call.initial_metadata())
+        if worker:
+            response.headers["Gamerules-Worker"] = worker
     return response
 
 
+def worker_of(metadata: Any) -> str:
+    """The gRPC worker named in a call's initial metadata (``host/pid``), or ""."""
+    for key, value in metadata or ():
+        if key == WORKER_METADATA:
+            return str(value)
+    return ""
+
+
 # Headers passed on to the gRPC server as metadata (API keys, tracing).
-_FORWARDED = frozenset({"authorization", "x-api-key", "x-request-id", "traceparent"})
+FORWARDED_HEADERS = frozenset({"authorization", "x-api-key", "x-request-id", "traceparent"})

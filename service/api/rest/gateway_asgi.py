@@ -31,13 +31,16 @@ import logging
 import threading
 from collections.abc import Awaitable, Callable, Iterable
 from concurrent import futures
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from google.rpc import code_pb2
 
 from service.api import metrics
 from service.api.errors import error_status, status_json
 from service.api.rest.gateway_config import FrontConfig
+
+if TYPE_CHECKING:
+    from service.api.rest.gateway_unary import UnaryPath
 
 _log = logging.getLogger(__name__)
 
@@ -69,8 +72,10 @@ class _Gone(Exception):
 class Front:
     """The ASGI application of one gateway worker, in front of the WSGI ``app``."""
 
-    def __init__(self, app: Callable[..., Iterable[bytes]], config: FrontConfig) -> None:
-        self._app, self._config = app, config
+    def __init__(
+        self, app: Callable[..., Iterable[bytes]], config: FrontConfig, unary: UnaryPath | None = None
+    ) -> None:
+        self._app, self._config, self._unary = app, config, unary
         self._pool = futures.ThreadPoolExecutor(max(1, config.threads), thread_name_prefix="gateway")
         self._reading = 0  # bodies being read now (only the event loop's thread counts them)
 
@@ -115,6 +120,12 @@ class Front:
             return
         finally:
             self._reading -= 1
+        routed = self._unary.route(scope) if self._unary is not None else None
+        if routed is not None:  # a rules call: answered in this loop (``gateway_unary``)
+            status, headers, answer = await self._unary.answer(scope, *routed, body)  # type: ignore[union-attr]
+            await send({"type": "http.response.start", "status": status, "headers": headers})
+            await send({"type": "http.response.body", "body": answer})
+            return
         await self._answer(scope, body, receive, send)
 
     async def _answer(self, scope: Scope, body: bytes, receive: Receive, send: Send) -> None:

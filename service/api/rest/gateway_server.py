@@ -148,9 +148,10 @@ def worker_app() -> Any:
     the metrics library must not be imported before ``main`` has set up the workers' metrics directory.)"""
     from service.api.rest.gateway import create_app
     from service.api.rest.gateway_asgi import Front
+    from service.api.rest.gateway_unary import UnaryPath
 
     config = worker_config()
-    return Front(create_app(config), config.front())
+    return Front(create_app(config), config.front(), UnaryPath(config))
 
 
 def worker_config() -> GatewayConfig:
