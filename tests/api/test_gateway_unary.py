@@ -49,6 +49,8 @@ CASES: list[tuple[str, bytes, dict[str, str]]] = [
     (LEGAL, b'{"position": "d3"}', {}),
     (LEGAL, b'{"unknown": 1}', {}),
     (LEGAL, b"", {}),
+    (LEGAL, b" \r\n\t", {}),
+    (LEGAL, b"\x0c", {}),  # no JSON whitespace: not an empty body (the fuzz found it)
     (LEGAL, json.dumps({"position": {"notation": "x" * 20_000}}).encode(), {}),
     (LEGAL, json.dumps({"position": {"notation": REVERSI}}).encode(), {"Grpc-Timeout": "soon"}),
     (LEGAL, json.dumps({"position": {"notation": REVERSI}}).encode(), {"Grpc-Timeout": "1n"}),
@@ -119,6 +121,8 @@ def test_rules_calls_answer_as_the_app_does(backend):
     _same(fast, app, CASES)
     statuses = {answer[0] for answer in fast}
     assert {200, 400, 404, 504} <= statuses, statuses  # the cases reach every kind of answer
+    form_feed = next(index for index, case in enumerate(CASES) if case[1] == b"\x0c")
+    assert fast[form_feed][0] == 400 and fast[form_feed][1]["message"].startswith("body: not valid JSON")
 
 
 def test_api_keys_are_checked_as_the_app_checks_them(backend):

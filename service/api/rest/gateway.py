@@ -397,7 +397,7 @@ def _add_fixed_routes(app: Flask, health_stub: health_pb2_grpc.HealthStub) -> No
 
 def body_refusal(raw: bytes, route: Route, message: Any) -> status_pb2.Status | None:
     """Fill ``message`` from the JSON body ``raw`` (proto3 JSON, strictly); the error Status if it is not."""
-    if not raw.strip():
+    if not raw.strip(b" \t\n\r"):  # JSON's whitespace only: a form feed is no empty body
         return None
     try:
         body = json.loads(raw, parse_constant=_NonFinite)
