@@ -21,7 +21,7 @@ from gamerules.v1 import gamerules_pb2_grpc as pb_grpc
 from service.api.rpc.server import ServerConfig, create_server
 from service.api.rpc.servicer import ServiceConfig
 
-# How many times the fuzz tests' examples to run (``GAMERULES_FUZZ_SCALE=25 pytest tests/api/test_fuzz_*.py``:
+# How many times the fuzz tests' examples to run (``GAMERULES_FUZZ_SCALE=27 pytest tests/api/test_fuzz_*.py``:
 # about twenty thousand a transport, ``docs/development.md``); 1 in ``make test``.
 FUZZ_SCALE = max(1, int(os.environ.get("GAMERULES_FUZZ_SCALE") or 1))
 
