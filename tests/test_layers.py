@@ -56,6 +56,7 @@ LATE_IMPORTS = {
     ("service.api.rpc.server", "service.api.metrics"),
     ("service.api.rest.gateway_server", "service.api.rest.gateway"),
     ("service.api.rest.gateway_server", "service.api.rest.gateway_asgi"),  # imports the metrics: after their directory
+    ("service.api.rest.gateway_server", "service.api.rest.gateway_unary"),  # likewise
 }
 
 

@@ -57,8 +57,7 @@ from service.api.calls import WORKER_METADATA
 from service.api.errors import HTTP_STATUS, error_status, overloaded, status_json
 from service.api.rest import gateway_pacing
 from service.api.rest.cors import install_cors
-from service.api.rest.gateway_asgi import CLIENT_WATCH
-from service.api.rest.gateway_config import GatewayConfig
+from service.api.rest.gateway_config import CLIENT_WATCH, GatewayConfig
 from service.api.rest.mapping import HTTP_BODY, QueryError, apply_query, body_response, status_of, stream_response
 from service.api.rest.openapi import serve_openapi
 

@@ -37,7 +37,7 @@ from google.rpc import code_pb2
 
 from service.api import metrics
 from service.api.errors import error_status, status_json
-from service.api.rest.gateway_config import FrontConfig
+from service.api.rest.gateway_config import CLIENT_WATCH, FrontConfig
 
 if TYPE_CHECKING:
     from service.api.rest.gateway_unary import UnaryPath
@@ -48,7 +48,6 @@ Scope = dict[str, Any]
 Receive = Callable[[], Awaitable[dict[str, Any]]]
 Send = Callable[[dict[str, Any]], Awaitable[None]]
 
-CLIENT_WATCH = "gamerules.client_watch"  # the name the gateway reads (``gateway.CLIENT_WATCH``)
 _BUSY = "too many request bodies arriving at this gateway at once; retry shortly"
 _STALLED = "body: did not arrive in time; send the whole body at once (the gateway waits a few seconds for it)"
 

@@ -19,6 +19,8 @@ from service.api import auth, environment
 from service.api.rest import gateway_pacing
 
 MAX_BODY_BYTES = 1 << 20
+# The WSGI environ key of the front's "has the client gone?" (set by ``gateway_asgi``, read by ``gateway``).
+CLIENT_WATCH = "gamerules.client_watch"
 BACKEND_CONNECTIONS = 8  # gRPC connections per worker (``gateway.Backends``)
 DEFAULT_TIMEOUT_S = 30.0  # a call's deadline when the request sets none (``Grpc-Timeout``)
 # Each request holds a thread while it waits on its gRPC call, with the GIL released; granian's own advice
