@@ -169,7 +169,14 @@ def play_to_the_end(driver: Any, game: str) -> dict[str, Any]:
         turn += 1
 
 
-@pytest.mark.parametrize("game", sorted(GAMES))
+# A whole game per game is some 9 s in the browser: the fast suite plays the board games of two kinds (a grid,
+# pits); ``pytest -m slow`` plays all five.
+WHOLE_GAMES = [
+    game if game in ("kalah", "reversi") else pytest.param(game, marks=pytest.mark.slow) for game in sorted(GAMES)
+]
+
+
+@pytest.mark.parametrize("game", WHOLE_GAMES)
 def test_a_whole_game_against_the_service(browser, gateway_url, game):
     page(browser, gateway_url)
     set_up(browser, game, "human", "service")

@@ -50,6 +50,7 @@ def test_the_fit_recovers_a_representable_target() -> None:
     assert np.all(w[np.setdiff1d(np.arange(patterns.STAGE_SIZE), used)] == 0)
 
 
+@pytest.mark.slow  # a training run of its own (the fast suite keeps the bit-for-bit one)
 def test_the_second_pass_fits_each_stage_with_its_neighbours() -> None:
     """``smooth``: the same labels, a different fit; without it the table is the first pass's alone."""
     tiny = learn.CONFIGS["tiny"]
@@ -87,6 +88,7 @@ def test_the_prior_keeps_a_neighbours_weight_where_the_positions_say_nothing() -
     assert np.mean(np.abs(estimate - 3.0)) < 0.1 * np.mean(np.abs(prior[x].sum(axis=1) - 3.0))
 
 
+@pytest.mark.slow  # a training run of its own (the fast suite keeps the bit-for-bit one)
 def test_the_prior_changes_the_table() -> None:
     """``prior`` on (every configuration) or off: the same labels, a different fit."""
     tiny = learn.CONFIGS["tiny"]
@@ -127,6 +129,7 @@ def test_a_worker_that_dies_ends_the_run_with_an_error(monkeypatch: pytest.Monke
         learn.labels(positions, learn.CONFIGS["tiny"], 5, evaluate, workers=2)
 
 
+@pytest.mark.slow  # a training run of its own (the fast suite keeps the bit-for-bit one)
 def test_the_command_changes_the_configuration_and_records_it(tmp_path: Path) -> None:
     """``--no-paired --smooth 0 --no-prior`` and the sizes: the tiny run changed so, its header saying so, the
     table the train's."""
@@ -145,6 +148,7 @@ class Stop(Exception):
     """A run stopped after a stage (as a stopped ``make train-reversi`` is)."""
 
 
+@pytest.mark.slow  # a training run of its own (the fast suite keeps the bit-for-bit one)
 def test_a_stopped_run_continues_from_its_labels_to_the_same_table(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -176,6 +180,7 @@ def test_a_stopped_run_continues_from_its_labels_to_the_same_table(
     assert learn.read_labels(kept, dataclasses.replace(config, smooth=0))[9].labels.size > 0
 
 
+@pytest.mark.slow  # a training run of its own (the fast suite keeps the bit-for-bit one)
 def test_labels_of_another_configuration_or_other_positions_are_refused(tmp_path: Path) -> None:
     """A file of labels made with other labelling settings, or for other positions, is not taken in silence;
     the command deletes its file once the weights are written."""

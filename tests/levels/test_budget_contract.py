@@ -42,6 +42,17 @@ def path(request: pytest.FixtureRequest) -> Iterator[bool]:
         native.use_native(previous)
 
 
+# Seeded variety is chosen in Python over the search's scored moves (``variety.py``), whichever path searched:
+# the fast suite runs it on the native path, ``pytest -m slow`` on the Python search too (some 50 s of it).
+@pytest.fixture(params=[True, pytest.param(False, marks=pytest.mark.slow)], ids=["native", "python"])
+def variety_path(request: pytest.FixtureRequest) -> Iterator[bool]:
+    previous = native.use_native(request.param)
+    try:
+        yield request.param
+    finally:
+        native.use_native(previous)
+
+
 def midgame(game_id: str, plies: int = 8) -> object:
     """A position a few moves into a game (its first legal move each time: reproducible)."""
     position = GAMES[game_id].new_position({}, "contract")
@@ -83,7 +94,7 @@ def first_moves(game_id: str, level: str) -> set[object]:
 
 
 @pytest.mark.parametrize("game_id", ["reversi", "petak-sawah"])
-def test_every_level_above_the_lowest_varies_its_first_move_by_seed(game_id: str, path: bool) -> None:
+def test_every_level_above_the_lowest_varies_its_first_move_by_seed(game_id: str, variety_path: bool) -> None:
     for level in LEVELS[game_id].levels[1:]:
         assert len(first_moves(game_id, level.name)) >= 3, level.name
 
@@ -113,7 +124,7 @@ MARGINS = {
 
 
 @pytest.mark.parametrize("game_id", sorted(PAST_THE_OPENING))
-def test_the_strongest_level_plays_its_best_move_past_the_opening(game_id: str, path: bool) -> None:
+def test_the_strongest_level_plays_its_best_move_past_the_opening(game_id: str, variety_path: bool) -> None:
     """Past the opening every seed gets the same move, and only the moves asked for are scored, although the
     position has near-best moves the opening's margin would pick among."""
     position = GAMES[game_id].parse_position(PAST_THE_OPENING[game_id])
@@ -125,7 +136,7 @@ def test_the_strongest_level_plays_its_best_move_past_the_opening(game_id: str, 
     assert all(len(answer.alternatives) == 1 for answer in answers)
 
 
-def test_kalah_varies_among_its_near_best_moves(path: bool) -> None:
+def test_kalah_varies_among_its_near_best_moves(variety_path: bool) -> None:
     """Kalah's start (6 pits, 4 seeds) has one or two moves within the margin and the rest seeds behind (a
     margin wide enough for three would give seeds away); medium, which counts only the stores, has three."""
     assert len(first_moves("kalah", "medium")) >= 3
@@ -133,7 +144,7 @@ def test_kalah_varies_among_its_near_best_moves(path: bool) -> None:
 
 
 @pytest.mark.parametrize("game_id", SEARCHING_GAMES)
-def test_the_same_seed_gives_the_same_answer(game_id: str, path: bool) -> None:
+def test_the_same_seed_gives_the_same_answer(game_id: str, variety_path: bool) -> None:
     position = midgame(game_id, 4)
     for level in LEVELS[game_id].levels:
         first = best_move(game_id, position, level.name, None, 5, 2)
