@@ -25,6 +25,7 @@ from service.levels import variety
 from service.levels.budget import Budget
 from service.levels.dots_and_boxes_exact import exact_affordable, solve
 from service.levels.driver import GameLevels
+from service.levels.review import ReviewScale
 from service.native import engine as native
 from service.search import Deadline, greedy, search
 
@@ -208,4 +209,5 @@ LEVELS = GameLevels(
     ),
     default="hard",
     strategies={"easy": _easy, "medium": _medium, "hard": _hard},
+    review_scale=ReviewScale(excellent=1, good=2, inaccuracy=3, mistake=5),
 )

@@ -14,6 +14,7 @@ from service.core.errors import GameOverError, UnknownLevel
 from service.core.seeds import seeded_int
 from service.core.values import Level, Limits, Purpose, ScoredMove, SearchResult, StopSignal, as_stop
 from service.levels.budget import Budget
+from service.levels.review import ReviewScale
 from service.search.deadline import Deadline, never
 
 # A level's way of choosing a move: (position, budget, rng, top_n, stop) -> SearchResult. ``budget.limits`` are
@@ -23,12 +24,19 @@ Strategy = Callable[[Any, Budget, random.Random, int, Deadline], SearchResult]
 
 @dataclass(frozen=True)
 class GameLevels:
-    """A game's levels as GetGame lists them (``levels``, ``default``) and the strategy that plays each."""
+    """A game's levels as GetGame lists them (``levels``, weakest first, and ``default``), the strategy that
+    plays each, and the scale a review judges the game's moves by (``review.py``)."""
 
     game_id: str
     levels: tuple[Level, ...]
     default: str
     strategies: Mapping[str, Strategy]
+    review_scale: ReviewScale
+
+    @property
+    def strongest(self) -> str:
+        """The strongest level: the one a review searches with unless told otherwise."""
+        return self.levels[-1].name
 
     def __post_init__(self) -> None:
         names = [level.name for level in self.levels]

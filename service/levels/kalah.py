@@ -16,6 +16,7 @@ from service.levels import variety
 from service.levels.budget import Budget, Reach
 from service.levels.driver import GameLevels
 from service.levels.native_search import planned_search
+from service.levels.review import ReviewScale
 from service.native import engine
 from service.search import Deadline, greedy, search
 
@@ -115,4 +116,5 @@ LEVELS = GameLevels(
     ),
     "hard",
     {"easy": _easy, "medium": _medium, "hard": _hard},
+    review_scale=ReviewScale(excellent=1, good=2, inaccuracy=4, mistake=8),
 )

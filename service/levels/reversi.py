@@ -15,6 +15,7 @@ from service.levels.budget import Budget, Reach
 from service.levels.driver import GameLevels
 from service.levels.native_search import planned_search
 from service.levels.reversi_endgame import endgame_value as _endgame_value
+from service.levels.review import ReviewScale
 from service.native import engine
 from service.search import Deadline, Plugins, greedy, never, search
 
@@ -197,4 +198,5 @@ LEVELS = GameLevels(
     ),
     "expert",
     {"beginner": _beginner, "corner_hunter": _corner_hunter, "expert": _expert},
+    review_scale=ReviewScale(excellent=1, good=3, inaccuracy=6, mistake=12),
 )

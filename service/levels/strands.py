@@ -19,6 +19,7 @@ from service.engines.strands import StrandsPosition
 from service.levels.budget import Budget
 from service.levels.driver import GameLevels
 from service.levels.native_search import native_search
+from service.levels.review import ReviewScale
 from service.native import mcts as native
 from service.search import Deadline, greedy, mcts, search
 
@@ -67,4 +68,5 @@ LEVELS = GameLevels(
     ),
     default="medium",
     strategies={"easy": _easy, "medium": _alpha_beta, "hard": _hard},
+    review_scale=ReviewScale(excellent=2, good=3, inaccuracy=5, mistake=8),
 )

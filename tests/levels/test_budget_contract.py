@@ -18,7 +18,6 @@ from collections.abc import Iterator
 
 import pytest
 
-from service import native
 from service.api.rpc.servicer import ServiceConfig
 from service.core import STOP_REASONS, Level, Limits, SearchResult
 from service.engines import GAMES
@@ -28,29 +27,17 @@ from service.levels import kalah as kalah_levels
 from service.levels import petak_sawah as petak_levels
 from service.levels import reversi as reversi_levels
 from service.levels.budget import SPEND, Budget
+from tests.levels.conftest import on_path
 
 SEARCHING_GAMES = ("reversi", "kalah", "petak-sawah")
 STRONGEST = {"reversi": "expert", "kalah": "hard", "petak-sawah": "hard"}
-
-
-@pytest.fixture(params=[True, False], ids=["native", "python"])
-def path(request: pytest.FixtureRequest) -> Iterator[bool]:
-    previous = native.use_native(request.param)
-    try:
-        yield request.param
-    finally:
-        native.use_native(previous)
 
 
 # Seeded variety is chosen in Python over the search's scored moves (``variety.py``), whichever path searched:
 # the fast suite runs it on the native path, ``pytest -m slow`` on the Python search too (some 50 s of it).
 @pytest.fixture(params=[True, pytest.param(False, marks=pytest.mark.slow)], ids=["native", "python"])
 def variety_path(request: pytest.FixtureRequest) -> Iterator[bool]:
-    previous = native.use_native(request.param)
-    try:
-        yield request.param
-    finally:
-        native.use_native(previous)
+    yield from on_path(request)
 
 
 def midgame(game_id: str, plies: int = 8) -> object:
