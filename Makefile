@@ -136,7 +136,7 @@ $(NODE_EXAMPLE)/node_modules/.package-lock.json: $(NODE_EXAMPLE)/package-lock.js
 STUBS := gen/.generated
 SERVICE_SOURCES := $(shell find service -name '*.py' -not -path 'service/gen/*')
 stubs: $(STUBS)
-$(STUBS): $(GENERATED) $(PROTOS) buf.gen.yaml $(SERVICE_SOURCES) $(NODE_EXAMPLE)/node_modules/.package-lock.json | tools
+$(STUBS): $(GENERATED) $(PROTOS) buf.gen.yaml $(SERVICE_SOURCES) service/api/rest/examples.json $(NODE_EXAMPLE)/node_modules/.package-lock.json | tools
 	mkdir -p build && $(CONTRACT_IMAGE) --include_source_info --descriptor_set_out=build/stubs.binpb $(PROTOS)
 	$(BIN)/buf generate build/stubs.binpb --template buf.gen.yaml --path gamerules/v1
 	$(PY) -c 'from service.api.rest.openapi import openapi_json; print(openapi_json())' > $(NODE_EXAMPLE)/src/gen/openapi.json

@@ -75,6 +75,11 @@ curl -sS -N "$HTTP/v1/games/kalah:analyze" -H 'Content-Type: application/json' \
   -d '{"position": {"notation": "4,4,4,4,4,4,0/4,4,4,4,4,4,0 1 seeds=4"}, "limits": {"maxDepth": 6}, "topN": 2}'
 echo
 
+echo "## a game reviewed: one JSON line per move (its judgement, the best move, the loss), then each side's accuracy"
+curl -sS -N "$HTTP/v1/games/reversi:review" -H 'Content-Type: application/json' \
+  -d '{"moves": [{"notation": "f5"}, {"notation": "d6"}, {"notation": "c3"}, {"notation": "d3"}]}'
+echo
+
 echo "## an illegal move: HTTP 400 and a google.rpc.Status naming the reason and the field"
 curl -sS -w '\nHTTP %{http_code}' "$HTTP/v1/games/reversi:applyMove" -H 'Content-Type: application/json' \
   -d '{"position": {"notation": "......../......../......../...WB.../...BW.../......../......../........ 1 black=1"}, "move": {"notation": "a1"}}'

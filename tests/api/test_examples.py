@@ -3,12 +3,15 @@ gRPC server, gets the recorded answer (``service/api/rest/examples.py``; ``make 
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from service.api.rest import examples, record_examples
 from service.api.rest.openapi import SERVICE, openapi_document
 from service.engines import GAMES
 from tests.api.conftest import http
+from tests.api.test_analyze import post_stream
 
 RECORD_AGAIN = "the recorded examples are stale: run `make examples`"
 
@@ -18,7 +21,7 @@ def test_there_is_an_example_per_game_for_every_method():
     expected = {("ListGames", "")} | {
         (method.name, game)
         for method in SERVICE.methods
-        if method.name != "ListGames" and method.name not in examples.NOT_JSON
+        if method.name != "ListGames" and (method.name not in examples.NOT_JSON or method.name in examples.STREAMED)
         for game in GAMES
     }
     # Exactly the methods that answer something else than one JSON message are left out.
@@ -37,7 +40,11 @@ def test_the_recorded_requests_are_the_ones_the_engines_give_now():
 @pytest.mark.parametrize("example", examples.load(), ids=lambda e: f"{e.method}-{e.name}")
 def test_each_example_gets_its_recorded_answer(example, gateway_url):
     verb, path = example.http
-    status, answer, _ = http(gateway_url, path, example.request, method=verb)
+    if example.method in examples.STREAMED:
+        status, _, text = post_stream(gateway_url, path, example.request)
+        answer = {"stream": [json.loads(line)["result"] for line in text.splitlines()]}
+    else:
+        status, answer, _ = http(gateway_url, path, example.request, method=verb)
     assert status == 200, answer
     assert examples.comparable(answer) == examples.comparable(example.response), RECORD_AGAIN
 
@@ -52,3 +59,7 @@ def test_the_document_shows_the_examples():
     kalah = examples.for_method("LegalMoves")[1]
     assert body["kalah"]["value"] == kalah.request and answer["kalah"]["value"] == kalah.response
     assert "all" in document["paths"]["/v1/games"]["get"]["responses"]["200"]["content"]["application/json"]["examples"]
+    review = document["paths"]["/v1/games/{game}:review"]["post"]
+    lines = review["responses"]["200"]["content"]["application/x-ndjson"]["examples"]
+    assert list(review["requestBody"]["content"]["application/json"]["examples"]) == list(lines) == list(GAMES)
+    assert all("summary" in line["value"]["result"] for line in lines.values())

@@ -78,6 +78,12 @@ def _requests() -> dict[str, list[tuple[str, object]]]:
                 pb.AnalyzePositionRequest(game=game, position=start, limits=pb.SearchLimits(max_time_ms=5)),
             )
         )
+        calls.setdefault("ReviewGame", []).append(
+            (
+                "ReviewGame",
+                pb.ReviewGameRequest(game=game, position=start, moves=[move], limits=pb.SearchLimits(max_time_ms=5)),
+            )
+        )
         calls.setdefault("BestMove", []).extend(
             [
                 ("BestMove", pb.BestMoveRequest(game=game, position=start, limits=pb.SearchLimits(max_time_ms=5))),
@@ -135,6 +141,8 @@ def test_no_call_leaves_garbage_cycles(stub, method):
                 answer = getattr(stub, name)(request, timeout=30)
                 if name == "AnalyzePosition":
                     assert list(answer)[-1].final  # the stream, read to its end
+                if name == "ReviewGame":
+                    assert list(answer)[-1].HasField("summary")
             except grpc.RpcError as error:
                 assert error.code() in {grpc.StatusCode.INVALID_ARGUMENT, grpc.StatusCode.NOT_FOUND}, error
 

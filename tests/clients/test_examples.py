@@ -62,6 +62,11 @@ def test_the_curl_examples_run_against_a_real_gateway(gateway_url):
             lines = [json.loads(line)["result"] for line in body.splitlines()]
             assert [line["analysis"]["depth"] for line in lines] == [1, 2, 3, 4, 5, 6, 6] and lines[-1]["final"]
             continue
+        if title.startswith("a game reviewed"):
+            lines = [json.loads(line)["result"] for line in body.splitlines()]
+            assert [line["ply"]["move"]["notation"] for line in lines[:-1]] == ["f5", "d6", "c3", "d3"]
+            assert lines[-1]["summary"]["reviewedPlies"] == 4
+            continue
         answers[title.split(":")[0].split(" (")[0]] = _json_and_status(body)
 
     def ok(prefix: str) -> dict:
@@ -127,6 +132,10 @@ def test_the_grpcurl_examples_through_reflection(grpc_address):
                     response_deserializer=response_class.FromString,
                 )
                 messages = [json_format.MessageToDict(message) for message in stream(request, timeout=timeout)]
+                if method_name == "ReviewGame":  # a message per move, then the summary
+                    assert [message["ply"]["move"]["notation"] for message in messages[:-1]] == ["f5", "d6", "c3"]
+                    assert messages[-1]["summary"]["reviewedPlies"] == 3
+                    continue
                 assert len(messages) > 1 and messages[-1]["final"] and not messages[0].get("final"), target
                 continue
             call = channel.unary_unary(

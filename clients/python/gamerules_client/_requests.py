@@ -68,6 +68,36 @@ def search(
     )
 
 
+def review_game(
+    game: str,
+    moves: Iterable[nt.MoveLike],
+    position: nt.PositionLike | None,
+    *,
+    options: Mapping[str, Any] | None,
+    seed: str,
+    level: str,
+    max_time_ms: int,
+    max_depth: int,
+    max_nodes: int,
+) -> pb.ReviewGameRequest:
+    request = pb.ReviewGameRequest(
+        game=nt.game_name(game),
+        moves=nt.moves(moves),
+        seed=seed,
+        level=level,
+        limits=pb.SearchLimits(max_time_ms=max_time_ms, max_depth=max_depth, max_nodes=max_nodes),
+    )
+    if position is not None:
+        request.position.CopyFrom(nt.position(position))
+    if options:
+        request.options.CopyFrom(nt.options(options))
+    return request
+
+
+# A review searches every ply of a game in turn: its deadline is a game's worth of searches, not one's.
+DEFAULT_REVIEW_TIMEOUT_S = 120.0
+
+
 def render_position(
     game: str,
     position: nt.PositionLike,

@@ -14,9 +14,10 @@ The requests are built by the same code as the sync client's (``_requests.py``) 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import random
 import time
-from collections.abc import AsyncIterator, Iterable, Mapping, Sequence
+from collections.abc import AsyncGenerator, AsyncIterator, Iterable, Mapping, Sequence
 from typing import Any
 
 import grpc
@@ -243,7 +244,49 @@ class AsyncGameRulesClient:
             purpose=purpose,
         )
         timeout = rq.search_timeout(timeout, self.best_move_timeout, max_time_ms)
-        stream = self._stub.AnalyzePosition(request, timeout=timeout, metadata=self._metadata)
+        # aclosing: closing this generator early closes the stream's too, which cancels the call at once.
+        async with contextlib.aclosing(self._stream(self._stub.AnalyzePosition, request, timeout)) as stream:
+            async for response in stream:
+                yield response
+
+    async def review_game(
+        self,
+        game: str,
+        moves: Iterable[nt.MoveLike],
+        position: nt.PositionLike | None = None,
+        *,
+        options: Mapping[str, Any] | None = None,
+        seed: str = "",
+        level: str = "",
+        max_time_ms: int = 0,
+        max_depth: int = 0,
+        max_nodes: int = 0,
+        timeout: float | None = None,
+    ) -> AsyncIterator[pb.ReviewGameResponse]:
+        """Every move of a game judged (``ReviewGame``): one ``ply`` message per move as it is reviewed, then the
+        ``summary``. ``position`` is the start (None: the game's start for ``options`` and ``seed``); ``level``
+        (empty: the strongest) and the limits apply to each ply; the deadline defaults to
+        ``DEFAULT_REVIEW_TIMEOUT_S`` (120 s), and plies it leaves no time for come back unreviewed."""
+        request = rq.review_game(
+            game,
+            moves,
+            position,
+            options=options,
+            seed=seed,
+            level=level,
+            max_time_ms=max_time_ms,
+            max_depth=max_depth,
+            max_nodes=max_nodes,
+        )
+        timeout = timeout if timeout is not None else rq.DEFAULT_REVIEW_TIMEOUT_S
+        # aclosing: closing this generator early closes the stream's too, which cancels the call at once.
+        async with contextlib.aclosing(self._stream(self._stub.ReviewGame, request, timeout)) as stream:
+            async for response in stream:
+                yield response
+
+    async def _stream(self, method: Any, request: Any, timeout: float) -> AsyncGenerator[Any, None]:
+        """A server stream's messages; an error as the client's exception; closing early cancels the call."""
+        stream = method(request, timeout=timeout, metadata=self._metadata)
         try:
             async for response in stream:
                 yield response

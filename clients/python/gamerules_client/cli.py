@@ -7,6 +7,7 @@
     gamerules moves kalah start                 # the legal moves ("start" = the default start position)
     gamerules apply reversi start d3 c5         # play moves, print what happened and the board
     gamerules best strands "<notation>" --level hard --top 3
+    gamerules review reversi start f5 d6 c3 d3  # every move judged, then each side's accuracy
     gamerules play dots-and-boxes --level easy  # you against the service (you are seat 1)
     gamerules play petak-sawah --auto           # the service against itself
     gamerules render reversi start --legal -o board.svg   # the board as an SVG image
@@ -226,6 +227,26 @@ class Cli:
             self.say("alternatives: " + ", ".join(f"{s.move.notation} {s.value:+g}" for s in answer.alternatives))
         return 0
 
+    def cmd_review(self, args: argparse.Namespace) -> int:
+        stream = self.client.review_game(
+            args.game,
+            args.moves,
+            self.position(args.game, args.position),
+            level=args.level,
+            max_time_ms=args.max_time_ms,
+            max_depth=args.max_depth,
+            max_nodes=args.max_nodes,
+        )
+        for response in stream:
+            if self.as_json:
+                self.json(response)
+            elif response.HasField("ply"):
+                self.say(_ply_line(response.ply))
+            else:
+                for line in _summary_lines(response.summary):
+                    self.say(line)
+        return 0
+
     def cmd_render(self, args: argparse.Namespace) -> int:
         image = self.client.render_position(
             args.game,
@@ -416,6 +437,13 @@ def build_parser() -> argparse.ArgumentParser:
         help="analysis: the strongest move (the default); play: a bot's move, with the level's seeded variety",
     )
 
+    review = with_position("review", "judge every move of a game played from POSITION")
+    review.add_argument("moves", nargs="+", metavar="MOVE")
+    review.add_argument("--level", default="", help="the level that searches each ply (default: the strongest)")
+    review.add_argument("--max-time-ms", type=int, default=0, help="each ply's search time")
+    review.add_argument("--max-depth", type=int, default=0)
+    review.add_argument("--max-nodes", type=int, default=0)
+
     render = with_position("render", "the board as an SVG image")
     render.add_argument("-o", "--output", default="", help="write it to this file (default: print it)")
     render.add_argument("--size", type=int, default=0, help="width in pixels, 64..2048 (default 480)")
@@ -435,6 +463,37 @@ def build_parser() -> argparse.ArgumentParser:
     play.add_argument("--seed", default="", help="for the start position and the service's choices")
     play.add_argument("--position", default="", help="start from this position instead")
     return parser
+
+
+def _ply_line(ply: pb.PlyReview) -> str:
+    """One reviewed ply: its number, the move, the judgement, and what the best move was worth."""
+    head = f"{ply.ply + 1:>4}. seat {ply.seat}  {ply.move.notation:<10}"
+    if not ply.reviewed:
+        return f"{head} unreviewed (no time left)"
+    if ply.forced:
+        return f"{head} {ply.judgement:<10} (forced)"
+    proved = "proved" if ply.exact else "estimate"
+    line = f"{head} {ply.judgement:<10} value {ply.played_value:+g}"
+    if ply.loss > 0:
+        line += f", best {ply.best_move.notation} {ply.best_value:+g} (loses {ply.loss:g}, {proved})"
+        line += "   line: " + " ".join(move.notation for move in ply.pv)
+    return line
+
+
+def _summary_lines(summary: pb.ReviewSummary) -> list[str]:
+    lines = []
+    for seat in summary.seats:
+        counts = ", ".join(f"{count} {name}" for name, count in json_format.MessageToDict(seat.counts).items() if count)
+        lines.append(
+            f"seat {seat.seat}: accuracy {seat.accuracy:.1f}, mean loss {seat.mean_loss:.2f} over {seat.moves} moves"
+            + (f" ({counts})" if counts else "")
+        )
+    if summary.swings:
+        lines.append("largest swings at plies " + ", ".join(str(ply + 1) for ply in summary.swings))
+    if summary.unreviewed_plies:
+        lines.append(f"{summary.unreviewed_plies} plies unreviewed: the deadline came first")
+    lines.append(f"level {summary.level}, {summary.elapsed_ms} ms")
+    return lines
 
 
 def _credentials(args: argparse.Namespace) -> grpc.ChannelCredentials | None:

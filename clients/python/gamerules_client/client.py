@@ -280,7 +280,43 @@ class GameRulesClient:
             purpose=purpose,
         )
         timeout = rq.search_timeout(timeout, self.best_move_timeout, max_time_ms)
-        stream = self._stub.AnalyzePosition(request, timeout=timeout, metadata=self._metadata)
+        yield from self._stream(self._stub.AnalyzePosition, request, timeout)
+
+    def review_game(
+        self,
+        game: str,
+        moves: Iterable[nt.MoveLike],
+        position: nt.PositionLike | None = None,
+        *,
+        options: Mapping[str, Any] | None = None,
+        seed: str = "",
+        level: str = "",
+        max_time_ms: int = 0,
+        max_depth: int = 0,
+        max_nodes: int = 0,
+        timeout: float | None = None,
+    ) -> Iterator[pb.ReviewGameResponse]:
+        """Every move of a game judged (``ReviewGame``): one ``ply`` message per move as it is reviewed, then the
+        ``summary``. ``position`` is the start (None: the game's start for ``options`` and ``seed``); ``level``
+        (empty: the strongest) and the limits apply to each ply; the deadline defaults to
+        ``DEFAULT_REVIEW_TIMEOUT_S`` (120 s), and plies it leaves no time for come back unreviewed."""
+        request = rq.review_game(
+            game,
+            moves,
+            position,
+            options=options,
+            seed=seed,
+            level=level,
+            max_time_ms=max_time_ms,
+            max_depth=max_depth,
+            max_nodes=max_nodes,
+        )
+        timeout = timeout if timeout is not None else rq.DEFAULT_REVIEW_TIMEOUT_S
+        yield from self._stream(self._stub.ReviewGame, request, timeout)
+
+    def _stream(self, method: Any, request: Any, timeout: float) -> Iterator[Any]:
+        """A server stream's messages; an error as the client's exception; closing early cancels the call."""
+        stream = method(request, timeout=timeout, metadata=self._metadata)
         try:
             yield from stream
         except grpc.RpcError as error:

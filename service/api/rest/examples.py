@@ -18,9 +18,14 @@ from pathlib import Path
 from typing import Any
 
 PATH = Path(__file__).with_name("examples.json")
-# The methods whose answer is one JSON message, so an example can show it: not AnalyzePosition (a stream of
-# them) nor RenderPosition (an image); docs/api.md and the README show those.
-NOT_JSON = frozenset({"AnalyzePosition", "RenderPosition"})
+# The methods whose answer is one JSON message, so an example can show it: not AnalyzePosition and ReviewGame
+# (streams of them) nor RenderPosition (an image); docs/api.md and the README show those.
+NOT_JSON = frozenset({"AnalyzePosition", "RenderPosition", "ReviewGame"})
+# Streams recorded all the same: ``response`` is ``{"stream": [every message's result, in order]}``; the
+# document shows their requests and the stream's last message.
+STREAMED = frozenset({"ReviewGame"})
+# The HTTP verb after the colon where it is not the method's name in lowerCamelCase.
+_VERBS = {"AnalyzePosition": "analyze", "ReviewGame": "review", "RenderPosition": "render"}
 # Answer fields that are measurements, not results: left out of the comparison. ``nodes`` counts the search's
 # work, which a native kernel counts in its own units: the answer (move, value, line) is the same on both paths.
 MEASURED = frozenset({"elapsedMs", "nodes"})
@@ -54,7 +59,8 @@ class Example:
             return "GET", "/v1/games"
         if self.method == "GetGame":
             return "GET", f"/v1/games/{self.game}"
-        return "POST", f"/v1/games/{self.game}:{self.method[0].lower()}{self.method[1:]}"
+        verb = _VERBS.get(self.method, self.method[0].lower() + self.method[1:])
+        return "POST", f"/v1/games/{self.game}:{verb}"
 
 
 @functools.cache

@@ -103,6 +103,9 @@ FIELD_SCHEMAS: dict[str, dict[str, Any]] = {
     "gamerules.v1.AnalyzePositionRequest.seed": {"maxLength": MAX_SEED_CHARS},
     "gamerules.v1.AnalyzePositionRequest.top_n": {"minimum": 0, "maximum": MAX_TOP_N},
     "gamerules.v1.AnalyzePositionRequest.purpose": {"enum": ["", *PURPOSES]},
+    "gamerules.v1.ReviewGameRequest.moves": {"minItems": 1, "maxItems": MAX_MOVES_PER_CALL},
+    "gamerules.v1.ReviewGameRequest.level": {"maxLength": MAX_LEVEL_CHARS},
+    "gamerules.v1.ReviewGameRequest.seed": {"maxLength": MAX_SEED_CHARS},
     # 0 is the default width; else MIN_IMAGE_SIZE..MAX_IMAGE_SIZE pixels.
     "gamerules.v1.RenderPositionRequest.size": {
         "minimum": 0,
@@ -536,6 +539,11 @@ def _with_examples(operation: dict[str, Any], method: str, path_fields: list[str
             e.name: {"summary": e.summary, "value": e.request} for e in recorded
         }
     answers = operation["responses"]["200"]["content"]
+    if method in examples.STREAMED:  # the stream's last message, as its line reads
+        answers["application/x-ndjson"]["examples"] = {
+            e.name: {"summary": e.summary, "value": {"result": e.response["stream"][-1]}} for e in recorded
+        }
+        return
     if "application/json" not in answers:  # a stream or an image: no recorded JSON answer to show
         return
     answers["application/json"]["examples"] = {e.name: {"summary": e.summary, "value": e.response} for e in recorded}

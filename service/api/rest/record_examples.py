@@ -16,11 +16,17 @@ from typing import Any
 from google.protobuf import struct_pb2
 
 from service.api.codec import decode_options
-from service.api.rest.examples import OPTIONS, PATH, SEED, Example
+from service.api.rest.examples import OPTIONS, PATH, SEED, STREAMED, Example
 from service.api.rest.gateway import create_app
 from service.api.rpc.server import ServerConfig, create_server
 from service.core.contract import Position
 from service.engines import GAMES
+
+# A review searches each ply at its level (the strongest unless named) within these limits: a fixed depth, so
+# the answer is the same on every run and on both search paths (Strands' strongest level searches for a time).
+REVIEWED: dict[str, dict[str, Any]] = {
+    game_id: {"limits": {"maxDepth": 2}, **({"level": "medium"} if game_id == "strands" else {})} for game_id in GAMES
+}
 
 
 def requests() -> list[tuple[str, str, str, dict[str, Any] | None]]:
@@ -72,6 +78,12 @@ def requests() -> list[tuple[str, str, str, dict[str, Any] | None]]:
                 f"{title}: a 2-ply search with the two best moves",
                 {"position": at(after_two), "limits": {"maxDepth": 2}, "seed": SEED, "topN": 2},
             ),
+            (
+                "ReviewGame",
+                game_id,
+                f"{title}: two moves reviewed, two plies deep each",
+                {"position": at(start), "moves": [{"notation": notation} for notation in line], **REVIEWED[game_id]},
+            ),
         ]
     return calls
 
@@ -88,10 +100,18 @@ def record() -> list[Example]:
             answer = client.open(path, method=verb, json=body)
             if answer.status_code != 200:
                 raise RuntimeError(f"{verb} {path}: {answer.status_code} {answer.get_data(as_text=True)[:300]}")
-            recorded.append(Example(method, game, summary, body, answer.get_json()))
+            recorded.append(Example(method, game, summary, body, _answer(method, answer.get_data(as_text=True))))
         return recorded
     finally:
         running.shutdown(1)
+
+
+def _answer(method: str, text: str) -> dict[str, Any]:
+    """The JSON answer, or a stream's results in order (``examples.STREAMED``)."""
+    if method in STREAMED:
+        return {"stream": [json.loads(line)["result"] for line in text.splitlines() if line.strip()]}
+    answer: dict[str, Any] = json.loads(text)
+    return answer
 
 
 def main() -> None:

@@ -43,13 +43,14 @@ from service.api.limits import (
     MAX_TOP_N,
 )
 from service.api.required import check_required
-from service.api.rpc import searches
+from service.api.rpc import reviewing, searches
 from service.core.contract import Game
 from service.core.seeds import seeded_int
 from service.engines import GAMES
 from service.levels import LEVELS, GameLevels
 from service.levels.budget import SchedulingLag, answer_margin_s
 from service.levels.driver import sort_alternatives
+from service.levels.review import PlyReview, review
 from service.render import DEFAULT_SIZE, RenderOptions, render
 
 _log = logging.getLogger(__name__)
@@ -384,8 +385,12 @@ class GameRulesServicer(pb_grpc.GameRulesServicer):
         if position.outcome() is not None:
             raise from_rules_error(core.GameOverError("the game is over: there is no move to choose"), "position")
 
-        # The search must end in time for its answer to reach the caller before the deadline, and never
-        # later than the server's cap; waiting for a slot counts against the same time.
+        stop = self._call_stop(context, started)
+        return _Search(game, position, request, limits, top_n, purpose, stop, self._caller(context))
+
+    def _call_stop(self, context: grpc.ServicerContext, started: float) -> _CallStop:
+        """When a search that starts now must stop: in time for its answer to reach the caller before the
+        deadline, and never later than the server's cap; waiting for a slot counts against the same time."""
         budget_s = self._config.max_think_ms / 1000
         reason = "time"
         remaining = context.time_remaining()
@@ -394,10 +399,11 @@ class GameRulesServicer(pb_grpc.GameRulesServicer):
             margin_s = answer_margin_s(remaining, self._config.deadline_margin_ms, self._lag.seconds)
             if remaining - margin_s < budget_s:
                 budget_s, reason = remaining - margin_s, "deadline"
-        stop = _CallStop(context, time.monotonic() + max(budget_s, 0.0), reason)
+        return _CallStop(context, time.monotonic() + max(budget_s, 0.0), reason)
+
+    def _caller(self, context: grpc.ServicerContext) -> callers.Caller:
         metadata = {key: value for key, value in context.invocation_metadata() or () if isinstance(value, str)}
-        caller = callers.identify(metadata.get, context.peer() or "", self._config.trusted_peers)
-        return _Search(game, position, request, limits, top_n, purpose, stop, caller)
+        return callers.identify(metadata.get, context.peer() or "", self._config.trusted_peers)
 
     def _run(self, search: _Search) -> core.SearchResult:
         """Run a prepared search in a search slot (refusing it when too many wait), and observe it."""
@@ -514,6 +520,38 @@ class GameRulesServicer(pb_grpc.GameRulesServicer):
         finally:
             search.stop.cancelled = True  # a stream closed early (the caller left) stops its search too
             search.stop.on_iteration = None  # it holds this call's queue and search: a cycle back to the stop
+
+    @_stream_rpc
+    def ReviewGame(
+        self, request: pb.ReviewGameRequest, context: grpc.ServicerContext
+    ) -> Iterator[pb.ReviewGameResponse]:
+        started = time.monotonic()
+        game = self._game(request.game)
+        levels = self._levels[game.id]
+        if len(request.level) > MAX_LEVEL_CHARS:
+            raise invalid("level", "is longer than any level name", "UNKNOWN_LEVEL")
+        try:
+            level = levels.level(request.level or levels.strongest).name
+        except core.UnknownLevel as error:
+            raise from_rules_error(error, "level", text=True) from None
+        limits = _decode_limits(request.limits)
+        played = reviewing.played_game(game, request)
+        caller = self._caller(context)
+        asked = pb.BestMoveRequest(game=request.game, level=level, purpose="analysis")
+
+        def search(position: core.Position) -> core.SearchResult | None:
+            """One ply's search in a slot of its own (others' calls take their turns between plies); None
+            once the call's deadline leaves no time for one."""
+            stop = self._call_stop(context, time.monotonic())
+            if stop.end - time.monotonic() < searches.MIN_SEARCH_S or not stop.active():
+                return None
+            return self._run(_Search(game, position, asked, limits, 1, "analysis", stop, caller))
+
+        for item in review(played.positions, played.moves, levels.review_scale, search):
+            if isinstance(item, PlyReview):
+                yield reviewing.encode_ply(game, played, item)
+            else:
+                yield reviewing.encode_summary(item, level, (time.monotonic() - started) * 1000)
 
     @_rpc
     def RenderPosition(self, request: pb.RenderPositionRequest, context: grpc.ServicerContext) -> httpbody_pb2.HttpBody:
