@@ -94,6 +94,20 @@ def test_the_node_example_plays_every_game_over_grpc_and_rest(grpc_address, gate
     steps = _run(["node", str(NODE / "dist" / "main.js"), "--grpc", grpc_address, "--http", gateway_url])
     assert steps["all", "rest", "games"] == steps["all", "grpc", "games"]
     _check(steps, grpc_address)
+    _check_review(steps, grpc_address)
+
+
+def _check_review(steps: dict[tuple[str, str, str], str], grpc_address: str) -> None:
+    """The example's review of f5 d6 c3 says what the service's own review says, on both transports."""
+    moves = [pb.Move(notation=notation) for notation in ("f5", "d6", "c3")]
+    with grpc.insecure_channel(grpc_address) as channel:
+        answers = list(pb_grpc.GameRulesStub(channel).ReviewGame(pb.ReviewGameRequest(game="reversi", moves=moves)))
+    plies = ", ".join(f"{answer.ply.move.notation} {answer.ply.judgement}" for answer in answers[:-1])
+    accuracies = [seat.accuracy for seat in answers[-1].summary.seats]
+    for transport in ("grpc", "rest"):
+        judged, said = steps["reversi", transport, "review"].split("; accuracy ")
+        assert judged == plies, transport
+        assert [float(number) for number in said.split()] == pytest.approx(accuracies), transport
 
 
 def test_the_node_rest_types_come_from_the_document_the_gateway_serves(gateway_url):

@@ -1,17 +1,21 @@
 // Plays a short game of every game against a running gamerules service, once over gRPC and once over REST:
 // a new game, its legal moves, the first of them applied, the score, and the best move of the position that
-// follows; then one error (an illegal move) handled on each transport.
+// follows; then one error (an illegal move) handled on each transport, and a short Reversi game reviewed on each
+// (every move's judgement, then each seat's accuracy).
 //
 //   npm run build && node dist/main.js --grpc localhost:50051 --http http://localhost:8080
 //
 // Each step prints one line, `GAME TRANSPORT STEP: ...`.
 import { parseArgs } from "node:util";
+import { Metadata } from "@grpc/grpc-js";
 import {
   ApplyMoveRequest,
   BestMoveRequest,
   LegalMovesRequest,
   ListGamesRequest,
   NewGameRequest,
+  ReviewGameRequest,
+  type ReviewGameResponse,
   ScoreRequest,
 } from "./gen/gamerules/v1/gamerules";
 import { GameRulesGrpc, grpcFailure, isServiceError } from "./grpc";
@@ -22,6 +26,8 @@ const SEARCH = { limits: { maxDepth: 2 }, seed: "1" };
 const SEED = "1"; // the start position's randomness (Petak Sawah's rocks, random Strands boards)
 const SHOWN = 6; // legal moves printed (after their count)
 const ILLEGAL = { game: "reversi", move: "a1" } as const; // a1 is no legal opening move in Reversi
+const REVIEWED = ["f5", "d6", "c3"]; // the Reversi game each transport reviews
+const REVIEW_MS = 60_000; // a review's deadline: a search per move
 
 function say(game: string, transport: string, step: string, text: string): void {
   console.log(`${game} ${transport} ${step}: ${text}`);
@@ -96,6 +102,34 @@ async function illegalMoveOverRest(rest: GameRulesRest, startNotation: string): 
   }
 }
 
+// What a review said, the same line on both transports: `f5 BEST, d6 BEST, c3 GOOD; accuracy 100 97.3`.
+interface Reviewed {
+  ply?: { move?: { notation?: string }; judgement?: string };
+  summary?: { seats?: { accuracy?: number }[] };
+}
+
+function reviewLine(answers: Reviewed[]): string {
+  const plies = answers.flatMap((answer) => (answer.ply ? [`${answer.ply.move?.notation} ${answer.ply.judgement}`] : []));
+  const seats = answers.find((answer) => answer.summary)?.summary?.seats ?? [];
+  return `${plies.join(", ")}; accuracy ${seats.map((seat) => seat.accuracy ?? 0).join(" ")}`;
+}
+
+async function reviewOverGrpc(grpc: GameRulesGrpc): Promise<void> {
+  const moves = REVIEWED.map((notation) => ({ notation }));
+  const request = ReviewGameRequest.fromPartial({ game: "reversi", moves });
+  const answers: ReviewGameResponse[] = [];
+  // A server stream: one message per move, then the summary.
+  for await (const answer of grpc.client.reviewGame(request, new Metadata(), { deadline: Date.now() + REVIEW_MS })) {
+    answers.push(answer as ReviewGameResponse);
+  }
+  say("reversi", "grpc", "review", reviewLine(answers));
+}
+
+async function reviewOverRest(rest: GameRulesRest): Promise<void> {
+  const answers = await rest.review("reversi", { moves: REVIEWED.map((notation) => ({ notation })) }, REVIEW_MS);
+  say("reversi", "rest", "review", reviewLine(answers));
+}
+
 async function main(): Promise<void> {
   const { values } = parseArgs({
     options: {
@@ -119,6 +153,8 @@ async function main(): Promise<void> {
     const reversi = await grpc.call(grpc.client.newGame, NewGameRequest.fromPartial({ game: ILLEGAL.game }));
     await illegalMoveOverGrpc(grpc, reversi.position?.notation ?? "");
     await illegalMoveOverRest(rest, reversi.position?.notation ?? "");
+    await reviewOverGrpc(grpc);
+    await reviewOverRest(rest);
   } finally {
     grpc.close();
   }

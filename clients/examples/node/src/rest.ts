@@ -17,6 +17,7 @@ type Post<P extends PostPath> = paths[P]["post"];
 type Body<P extends PostPath> = NonNullable<Post<P>["requestBody"]>["content"]["application/json"];
 type Answer<P extends PostPath> = Post<P>["responses"][200]["content"]["application/json"];
 type PathParameters<P extends PostPath> = Post<P>["parameters"]["path"];
+type ReviewBody = NonNullable<paths["/v1/games/{game}:review"]["post"]["requestBody"]>["content"]["application/json"];
 
 /** An answer other than 200: the HTTP status and the google.rpc.Status the gateway sends as the body. */
 export class RestError extends Error {
@@ -69,6 +70,30 @@ export class GameRulesRest {
       throw new RestError(response.status, answer as Status);
     }
     return answer as Answer<P>;
+  }
+
+  /** POST :review, read to its end (newline-delimited JSON): every line's message; a line with an error (the
+   * call failed after it started) or an answer other than 200 is thrown as a RestError. */
+  async review(game: GameId, body: ReviewBody, timeoutMs: number): Promise<Schemas["gamerules.v1.ReviewGameResponse"][]> {
+    const response = await fetch(`${this.baseUrl}/v1/games/${encodeURIComponent(game)}:review`, {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify(body),
+      signal: AbortSignal.timeout(timeoutMs),
+    });
+    const text = await response.text();
+    if (!response.ok) {
+      throw new RestError(response.status, JSON.parse(text) as Status);
+    }
+    const lines = text
+      .split("\n")
+      .filter((line) => line.trim())
+      .map((line) => JSON.parse(line) as { result?: Schemas["gamerules.v1.ReviewGameResponse"]; error?: Status });
+    const failed = lines.find((line) => line.error);
+    if (failed?.error) {
+      throw new RestError(500, failed.error);
+    }
+    return lines.flatMap((line) => (line.result ? [line.result] : []));
   }
 
   /** GET /v1/games: the games, their options, levels and notations. */
