@@ -5,6 +5,7 @@ itself, and every game's SVG loaded as an image. Screenshots go to build/playgro
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
@@ -327,3 +328,41 @@ def test_a_service_that_wants_an_api_key(browser, keyed_gateway):
     )
     assert len(browser.find_elements("css selector", "#board [data-move]")) == 4
     assert not browser.find_element("id", "error").is_displayed()
+
+
+def test_the_game_just_played_is_reviewed_charted_and_each_ply_shows_its_board(browser, gateway_url):
+    from tests.api.test_analyze import post_stream
+
+    page(browser, gateway_url)
+    set_up(browser, "reversi", "human", "service")
+    state = play_to_the_end(browser, "reversi")
+    browser.find_element("id", "think").clear()  # the level's own limits: the same review as the API's below
+    browser.find_element("id", "review").click()
+    done = "return document.getElementById('review-status').dataset.done === 'true'"
+    wait(browser, lambda: browser.execute_script(done), "the review")
+    items = browser.find_elements("css selector", "#review-plies li")
+    shown = [(item.get_attribute("data-ply"), item.get_attribute("data-judgement")) for item in items]
+    # The page shows the service's own review, ply by ply.
+    start = browser.find_element("id", "notation").get_attribute("data-start")
+    body = {"position": {"notation": start}, "moves": [{"notation": move} for move in state["moves"]]}
+    status, _, text = post_stream(gateway_url, "/v1/games/reversi:review", body)
+    results = [json.loads(line)["result"] for line in text.splitlines()]
+    plies = [result["ply"] for result in results[:-1]]
+    assert status == 200 and shown == [(str(ply.get("ply", 0)), ply["judgement"]) for ply in plies]
+    # The chart has a point per ply the service valued; a click on one shows that ply's board and judgement.
+    points = browser.find_elements("css selector", "#review-chart circle.point")
+    assert len(points) == sum("playedValue" in ply for ply in plies) > 0
+    points[0].click()
+    wait(browser, lambda: browser.find_elements("css selector", "#review-board svg"), "the reviewed ply's board")
+    detail = browser.find_element("id", "review-text").text
+    first = points[0].get_attribute("data-ply")
+    assert detail.startswith(f"{int(first) + 1}. ") and plies[int(first)]["judgement"] in detail
+    seats = browser.find_elements("css selector", "#review-summary li")
+    assert [seat.get_attribute("data-seat") for seat in seats] == ["1", "2"]
+    browser.save_screenshot(str(SCREENSHOTS / "reversi-review.png"))
+    # Moves pasted in are reviewed from the position's start instead.
+    area = browser.find_element("id", "review-moves")
+    area.send_keys(" ".join(state["moves"][:2]))
+    browser.find_element("id", "review").click()
+    wait(browser, lambda: browser.execute_script(done), "the review of the pasted moves")
+    assert len(browser.find_elements("css selector", "#review-plies li")) == 2

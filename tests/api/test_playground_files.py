@@ -22,7 +22,8 @@ def test_the_page_and_its_files(gateway_url):
     status, content_type, page = fetch(gateway_url + "/")
     assert status == 200 and content_type.startswith("text/html")
     assert '<script type="module" src="/playground/playground.js">' in page
-    for name, kind in (("playground.js", "javascript"), ("api.js", "javascript"), ("playground.css", "text/css")):
+    files = (("playground.js", "javascript"), ("review.js", "javascript"), ("api.js", "javascript"))
+    for name, kind in (*files, ("playground.css", "text/css")):
         status, content_type, text = fetch(f"{gateway_url}/playground/{name}")
         assert status == 200 and kind in content_type and text == (PLAYGROUND / name).read_text()
     status, body, _ = http(gateway_url, "/playground/nothing.js")
@@ -40,4 +41,5 @@ def test_the_scripts_use_only_the_public_rest_api():
     calls = re.findall(r"fetch\(\s*`([^`]*)`|fetch\(\s*\"([^\"]*)\"", (PLAYGROUND / "api.js").read_text())
     urls = [template or plain for template, plain in calls]
     assert urls and all(url.startswith("/v1/games") for url in urls), urls
-    assert "fetch(" not in (PLAYGROUND / "playground.js").read_text()  # it goes through api.js
+    for name in ("playground.js", "review.js"):
+        assert "fetch(" not in (PLAYGROUND / name).read_text()  # they go through api.js

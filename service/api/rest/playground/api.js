@@ -60,10 +60,10 @@ export async function renderBoard(game, notation, options = {}) {
   return response.text();
 }
 
-// POST /v1/games/{game}:analyze, read as newline-delimited JSON: onUpdate(analysis, final) for each message.
-// Aborting `signal` closes the connection, which stops the search on the server.
-export async function analyze(game, body, onUpdate, signal) {
-  const response = await fetch(`/v1/games/${encodeURIComponent(game)}:analyze`, {
+// POST /v1/games/{game}:{method} answered as a stream of newline-delimited JSON: onResult(result) for each
+// message's `result`. Aborting `signal` closes the connection, which stops the server's search.
+async function stream(game, method, body, onResult, signal) {
+  const response = await fetch(`/v1/games/${encodeURIComponent(game)}:${method}`, {
     method: "POST",
     headers: headers({ "Content-Type": "application/json" }),
     body: JSON.stringify(body),
@@ -73,7 +73,6 @@ export async function analyze(game, body, onUpdate, signal) {
   const reader = response.body.getReader();
   const decoder = new TextDecoder();
   let buffered = "";
-  let last = null;
   for (;;) {
     const { value, done } = await reader.read();
     if (done) break;
@@ -85,10 +84,29 @@ export async function analyze(game, body, onUpdate, signal) {
       if (!line) continue;
       const message = JSON.parse(line);
       if (message.error) throw new ApiError(500, message.error);
-      last = message.result;
-      onUpdate(last.analysis, Boolean(last.final));
+      onResult(message.result);
     }
   }
+}
+
+// The analysis as it deepens: onUpdate(analysis, final) for each message; answers the final analysis.
+export async function analyze(game, body, onUpdate, signal) {
+  let last = null;
+  await stream(game, "analyze", body, (result) => {
+    last = result;
+    onUpdate(result.analysis, Boolean(result.final));
+  }, signal);
   if (!last || !last.final) throw new ApiError(500, { message: "the analysis ended without an answer" });
   return last.analysis;
+}
+
+// A game reviewed: onPly(ply) for each move as it is judged; answers the summary.
+export async function review(game, body, onPly, signal) {
+  let summary = null;
+  await stream(game, "review", body, (result) => {
+    if (result.ply) onPly(result.ply);
+    else if (result.summary) summary = result.summary;
+  }, signal);
+  if (!summary) throw new ApiError(500, { message: "the review ended without its summary" });
+  return summary;
 }

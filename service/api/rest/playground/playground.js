@@ -1,6 +1,7 @@
 // The playground: one game at a time, played through the public REST API only.
 // State: the start position and the moves played from it; undo replays one move fewer (ApplyMoves).
 import { analyze, call, listGames, renderBoard, setApiKey } from "./api.js";
+import { clearReview, startReview } from "./review.js";
 
 const $ = (id) => document.getElementById(id);
 const games = new Map();
@@ -246,6 +247,7 @@ function restart() {
   delete $("board").dataset.ready; // set again once the new position is drawn
   $("analysis").replaceChildren();
   $("thinking").textContent = "";
+  clearReview();
   showError(null);
 }
 
@@ -365,6 +367,13 @@ async function main() {
   $("new-game").addEventListener("click", newGame);
   $("undo").addEventListener("click", undo);
   $("load").addEventListener("click", loadPosition);
+  $("review").addEventListener("click", () => {
+    // Pasted moves (Strands' cells are joined by commas: moves are separated by spaces) or the game played here.
+    const pasted = $("review-moves").value.trim().split(/\s+/).filter(Boolean);
+    const moves = pasted.length ? pasted : state.moves;
+    showError(null);
+    startReview(state.game.id, state.start, moves, Number($("think").value) || 0, showError);
+  });
   $("flip").addEventListener("change", () => state.position && drawBoard(state.generation).catch(showError));
   for (const select of document.querySelectorAll("select.seat")) {
     select.addEventListener("change", () => state.position && (restart(), refresh()));
