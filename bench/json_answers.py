@@ -20,7 +20,7 @@ from google.protobuf import json_format
 from gamerules.v1 import gamerules_pb2 as pb
 from service.api import protojson
 from service.api.rpc.servicer import GameRulesServicer
-from service.engines import GAMES
+from service.games import GAMES
 
 
 class _Context:

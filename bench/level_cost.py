@@ -23,8 +23,7 @@ import time
 from typing import Any
 
 from service.api.rpc.servicer import ServiceConfig
-from service.engines import GAMES
-from service.levels import LEVELS, best_move
+from service.games import GAMES, LEVELS, best_move
 
 
 def sample_positions(game_id: str, count: int, seed: int) -> list[Any]:

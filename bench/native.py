@@ -34,8 +34,8 @@ import time
 from typing import Any
 
 from service.core import Limits
-from service.engines import GAMES
 from service.engines.dots_and_boxes import DotsAndBoxesPosition
+from service.games import GAMES
 from service.levels.dots_and_boxes_exact import ExactSolver
 from service.native import engine as native
 from service.search import search

@@ -40,12 +40,10 @@ from bench.level_cost import sample_positions
 from bench.strength import balanced_openings, opening
 from service import native
 from service.core import Limits
-from service.engines import GAMES
-from service.levels import LEVELS, best_move
+from service.games import GAMES, LEVELS, best_move
 from service.native import engine
 
 GAMES_TESTED = ("reversi", "kalah", "petak-sawah", "dots-and-boxes")
-STRONGEST = {"reversi": "expert", "kalah": "hard", "petak-sawah": "hard", "dots-and-boxes": "hard"}
 OPENING_PLIES = {"reversi": 4, "kalah": 2, "petak-sawah": 2, "dots-and-boxes": 4}
 COST_TARGET = 10.0
 TIME_TARGETS = {"reversi": 0.95, "kalah": 0.90, "petak-sawah": 0.90, "dots-and-boxes": 0.90}
@@ -186,7 +184,7 @@ def main(argv: list[str] | None = None) -> int:
         summary.append(
             f"{game_id}: cost {ratio:.1f}x at equal or better strength: {verdict(ratio >= COST_TARGET and equal)}"
         )
-        strongest = STRONGEST[game_id]
+        strongest = LEVELS[game_id].strongest
         timed = Limits(max_time_ms=args.move_ms)
         wins, draws, losses, margin = match(game_id, strongest, starts, args.seed, (True, timed), (False, timed))
         rate = wins / args.games

@@ -16,7 +16,7 @@ from typing import Any
 
 import pyspiel
 
-from service.engines import GAMES
+from service.games import GAMES
 
 REFERENCE = {
     "reversi": [4, 12, 56, 244, 1396, 8200, 55092, 390216],

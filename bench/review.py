@@ -23,8 +23,7 @@ import time
 from dataclasses import dataclass
 
 from service.core import Limits, Move, Position
-from service.engines import GAMES
-from service.levels import LEVELS
+from service.games import GAMES, LEVELS
 from service.levels.review import BEST, EXCELLENT, JUDGEMENTS, PlyReview, ReviewSummary, review
 
 STRONG_SHARE = 0.90  # of the strongest level's moves BEST or EXCELLENT

@@ -54,7 +54,7 @@ from bench.load import HOST, _free_port, _process, _wait_grpc, _wait_http, serve
 from gamerules.v1 import gamerules_pb2 as pb
 from gamerules.v1 import gamerules_pb2_grpc as pb_grpc
 from service.api import cpus
-from service.engines import GAMES
+from service.games import GAMES
 
 TARGET_FLOOD_RATIO = 2.0
 TARGET_RSS_RATIO = 1.2

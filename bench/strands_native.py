@@ -33,9 +33,8 @@ from bench.level_cost import sample_positions
 from bench.native_levels import COST_TARGET, cost
 from service import native
 from service.core import Limits
-from service.engines import GAMES
 from service.engines.strands import StrandsPosition
-from service.levels import LEVELS
+from service.games import GAMES, LEVELS
 from service.native import mcts as native_mcts
 from service.search import mcts, never
 

@@ -44,8 +44,7 @@ from typing import Any
 
 from service import native
 from service.core import Game, Limits, Position
-from service.engines import GAMES
-from service.levels import LEVELS
+from service.games import GAMES, LEVELS
 from service.search import never
 
 WIN_TARGET = 0.75  # each level against the one below it

@@ -16,7 +16,7 @@ import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from service.api import environment
-from service.engines import GAMES
+from service.games import GAMES
 
 
 def _wait_serving(address: str, timeout_s: float, stopping: list[int]) -> bool:

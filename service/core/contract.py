@@ -149,7 +149,7 @@ class Position(ABC):
 class Game(ABC):
     """A game: the factory of its positions, with everything GetGame describes of its rules."""
 
-    id: ClassVar[str]  # "reversi", "kalah", "dots-and-boxes", "petak-sawah", "strands"
+    id: ClassVar[str]  # the registry's key and the path's game id: lower case with hyphens ("dots-and-boxes")
     title: ClassVar[str]
     description: ClassVar[str]
     seat_names: ClassVar[tuple[str, str]]  # the game's own names for seat 1 and seat 2 at the default start

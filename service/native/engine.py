@@ -17,24 +17,19 @@ the game's adapter (``service/native/<game>.py``) from the engine's own compact 
 from __future__ import annotations
 
 import ctypes
+import functools
+import importlib
 import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from types import ModuleType
 from typing import Any
 
 from service import native as kernels
 from service.core import GameOverError, Limits, ScoredMove, SearchResult, Stop, StopSignal, as_stop
-from service.native import dots_and_boxes, kalah, petak_sawah, reversi, strands
 
 LIBRARY = "gamerules_native"
-ADAPTERS: dict[str, Any] = {
-    "reversi": reversi,
-    "kalah": kalah,
-    "petak-sawah": petak_sawah,
-    "dots-and-boxes": dots_and_boxes,
-    "strands": strands,
-}
 
 # At most 2M entries of 32 bytes (64 MB) per search: the table starts small and doubles while it fills, and is
 # freed when the call returns.
@@ -164,24 +159,46 @@ def _function(symbol: str) -> Any | None:
     return kernels.kernel(LIBRARY, symbol, argtypes, restype)
 
 
+@functools.cache
+def adapter_for(game_id: str) -> ModuleType | None:
+    """The adapter of the game ``game_id``'s kernel: the module of this package named as the game's engine
+    package (``service/native/kalah.py`` for ``service/engines/kalah``), or None for a game without a kernel."""
+    name = game_id.replace("-", "_")
+    if not name.isidentifier() or name in _NOT_ADAPTERS:
+        return None
+    try:
+        return importlib.import_module(f"{__package__}.{name}")
+    except ModuleNotFoundError:
+        return None
+
+
+_NOT_ADAPTERS = frozenset({"engine", "mcts"})  # this package's own modules
+
+
+def adapter_of(position: Any) -> ModuleType | None:
+    """The adapter of ``position``'s game (``adapter_for``), or None."""
+    return adapter_for(position_game(position))
+
+
 def available(game_id: str | None = None) -> bool:
     """Whether the native engine is built and turned on (and has a kernel for ``game_id``, when given)."""
-    return _function("gr_search") is not None and (game_id is None or game_id in ADAPTERS)
+    return _function("gr_search") is not None and (game_id is None or adapter_for(game_id) is not None)
 
 
 def holds(position: Any) -> bool:
     """Whether ``search`` takes ``position``: the engine is available and its game's kernel holds the board."""
-    game_id = position_game(position)
-    return available(game_id) and ADAPTERS[game_id].pack(position) is not None
+    found = adapter_of(position)
+    return found is not None and available() and found.pack(position) is not None
 
 
 class Kernel:
     """One game's kernel functions one by one, on packed states (the twin tests and the bench use them)."""
 
     def __init__(self, game_id: str) -> None:
-        if not available(game_id):
+        found = adapter_for(game_id)
+        if found is None or not available(game_id):
             raise LookupError(f"no native kernel for {game_id!r} (not built, turned off, or no such kernel)")
-        self.adapter = ADAPTERS[game_id]
+        self.adapter: Any = found
         self._name = self.adapter.KERNEL.encode()
         self.state_size = _function("gr_state_size")(self._name)  # type: ignore[misc]
         self._moves = ctypes.c_int32 * 256
@@ -302,7 +319,7 @@ def search(
     Python search's with it). ``learned``: the kernel's learned evaluation (Reversi 8x8, the weights its adapter was
     handed by ``set_weights``) instead of the hand-written one."""
     run = _function("gr_search_reporting")
-    adapter = ADAPTERS.get(position_game(position))
+    adapter = adapter_of(position)
     if run is None or adapter is None:
         return None
     if position.to_move == 0:
@@ -371,17 +388,10 @@ def _pack(adapter: Any, position: Any, learned: bool) -> bytes | None:
 
 
 def position_game(position: Any) -> str:
-    """The id of the game a position belongs to (the registry's key)."""
-    return _GAME_OF.get(type(position).__name__, "")
-
-
-_GAME_OF = {
-    "ReversiPosition": "reversi",
-    "KalahPosition": "kalah",
-    "PetakSawahPosition": "petak-sawah",
-    "DotsAndBoxesPosition": "dots-and-boxes",
-    "StrandsPosition": "strands",
-}
+    """The id of the game a position belongs to: its engine's package (``service.engines.<game>``) with the
+    id's hyphens; "" for anything else."""
+    parts = type(position).__module__.split(".")
+    return parts[2].replace("_", "-") if parts[:2] == ["service", "engines"] and len(parts) > 2 else ""
 
 
 @dataclass(frozen=True, slots=True)

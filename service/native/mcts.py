@@ -20,7 +20,7 @@ from typing import Any
 
 from service import native as kernels
 from service.core import GameOverError, Limits, ScoredMove, SearchResult, StopSignal, as_stop
-from service.native.engine import ADAPTERS, LIBRARY, StopFlag, _ends, position_game, run_watched, stop_reason
+from service.native.engine import LIBRARY, StopFlag, _ends, adapter_for, adapter_of, run_watched, stop_reason
 
 DEFAULT_ITERATIONS = 1000  # with neither a node nor a time limit (service.search.mcts.DEFAULT_ITERATIONS)
 EXPLORATION = 0.7  # the Python search's UCB1 constant (service.search.mcts.EXPLORATION)
@@ -76,7 +76,7 @@ _ARGTYPES = (
 
 def available(game_id: str) -> bool:
     """Whether the native Monte Carlo search is built and turned on, with a kernel for ``game_id``."""
-    return kernels.kernel(LIBRARY, "gr_mcts", _ARGTYPES, ctypes.c_int) is not None and game_id in ADAPTERS
+    return kernels.kernel(LIBRARY, "gr_mcts", _ARGTYPES, ctypes.c_int) is not None and adapter_for(game_id) is not None
 
 
 def mcts(
@@ -101,7 +101,7 @@ def mcts(
     falling back to Python finds its generator untouched. ``widening`` None opens every move of a node at once.
     ``tree_bytes`` bounds the tree's memory, freed when the call returns."""
     run = kernels.kernel(LIBRARY, "gr_mcts", _ARGTYPES, ctypes.c_int)
-    adapter = ADAPTERS.get(position_game(position))
+    adapter = adapter_of(position)
     if run is None or adapter is None:
         return None
     if position.to_move == 0:

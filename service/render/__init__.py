@@ -2,11 +2,11 @@
 
 This package sits above the engines and below the transport: it reads a position only through the public
 Position API of the engine contract (``to_fields``, ``to_notation``, ``legal_moves``, ``move_notation``,
-``apply``, ``scores``, ``outcome``, ``move_space``) of a game from the registry, and knows nothing of protobuf.
-One module per game draws the board (``reversi``, ``kalah``, ``dots_and_boxes``, ``petak_sawah``,
-``strands``); ``svg`` holds the element builder, the themes and the marks they share.
+``apply``, ``scores``, ``outcome``, ``move_space``), and knows nothing of protobuf. One module per game draws
+the board (its ``draw``, named by the game's registration in ``service/games``); ``svg`` holds the element
+builder, the themes and the marks they share.
 
-``render(game, position, options)`` answers the SVG text: the same bytes for the same arguments. Moves that
+``render(draw, position, options)`` answers the SVG text: the same bytes for the same arguments. Moves that
 can be played are drawn inside ``<g class="move legal" data-move="...">`` when ``show_legal_moves`` is on
 (Strands, whose moves are sets of cells, marks its playable cells ``data-cell`` / ``data-label`` instead), so
 a page that inlines the image can make them clickable. Bad options raise the engines' ``RulesError`` kinds
@@ -20,8 +20,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from service import core
-from service.core.contract import Game
-from service.render import dots_and_boxes, kalah, petak_sawah, reversi, strands
 from service.render.svg import DEFAULT_THEME, THEMES, Theme
 from service.render.view import Step, View
 
@@ -33,15 +31,9 @@ MAX_ARROWS = 32
 MAX_MOVE_CHARS = 64  # an arrow's move: longer than any move of any board
 MAX_LAST_MOVE_CHARS = 256
 
-__all__ = ["DEFAULT_SIZE", "MAX_ARROWS", "MAX_SIZE", "MIN_SIZE", "THEMES", "RenderOptions", "render"]
+__all__ = ["DEFAULT_SIZE", "MAX_ARROWS", "MAX_SIZE", "MIN_SIZE", "THEMES", "Draw", "RenderOptions", "render"]
 
-_DRAWERS: dict[str, Callable[[View], str]] = {
-    "reversi": reversi.draw,
-    "kalah": kalah.draw,
-    "dots-and-boxes": dots_and_boxes.draw,
-    "petak-sawah": petak_sawah.draw,
-    "strands": strands.draw,
-}
+Draw = Callable[[View], str]  # a game's board drawing: the View in, the SVG text out
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,16 +81,13 @@ def _legal(position: Any, wanted: bool) -> list[str]:
     return [position.move_notation(move) for move in position.legal_moves()]
 
 
-def render(game: Game, position: Any, options: RenderOptions | None = None) -> str:
-    """The SVG image of ``position`` of ``game`` (see the module docstring)."""
+def render(draw: Draw, position: Any, options: RenderOptions | None = None) -> str:
+    """The SVG image of ``position``, drawn by its game's ``draw`` (see the module docstring)."""
     options = options or RenderOptions()
     if not MIN_SIZE <= options.size <= MAX_SIZE:
         raise core.RulesError(f"must be {MIN_SIZE} to {MAX_SIZE} pixels, got {options.size}", "size")
     if len(options.last_move) > MAX_LAST_MOVE_CHARS:
         raise core.InvalidMove(f"is longer than any move (at most {MAX_LAST_MOVE_CHARS} characters)", "last_move")
-    drawer = _DRAWERS.get(game.id)
-    if drawer is None:  # a game added to the registry without a drawing
-        raise core.RulesError(f"{game.id} has no board drawing", "game")
     view = View(
         position=position,
         fields=position.to_fields(),
@@ -107,4 +96,4 @@ def render(game: Game, position: Any, options: RenderOptions | None = None) -> s
         legal=_legal(position, options.show_legal_moves),
         steps=_steps(position, tuple(options.arrows)),
     )
-    return drawer(view)
+    return draw(view)

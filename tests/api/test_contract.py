@@ -18,7 +18,7 @@ from service.api.required import behaviors
 from service.api.rest import examples
 from service.api.rest.openapi import FIELD_SCHEMAS, openapi_document
 from service.core import EVENT_TYPES, OPTION_TYPES, RESULT_REASONS, STOP_REASONS
-from service.engines import GAMES
+from service.games import GAMES
 from tests.api.test_grpc import details
 
 

@@ -9,7 +9,7 @@ import pytest
 
 from service.api.rest import examples, record_examples
 from service.api.rest.openapi import SERVICE, openapi_document
-from service.engines import GAMES
+from service.games import GAMES
 from tests.api.conftest import http
 from tests.api.test_analyze import post_stream
 

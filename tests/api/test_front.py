@@ -18,7 +18,7 @@ import pytest
 from google.protobuf import struct_pb2
 
 from gamerules.v1 import gamerules_pb2 as pb
-from service.engines import GAMES
+from service.games import GAMES
 from tests.api.conftest import http, running_gateway
 
 START = GAMES["reversi"].new_position().to_notation()

@@ -26,8 +26,8 @@ from gamerules.v1 import gamerules_pb2_grpc as pb_grpc
 from service.api import codec
 from service.api.rpc.server import SERVICE, ServerConfig, create_server
 from service.api.rpc.servicer import ServiceConfig
-from service.engines import GAMES
-from service.levels import LEVELS as GAME_LEVELS
+from service.games import GAMES
+from service.games import LEVELS as GAME_LEVELS
 from tests.api.conftest import FUZZ_SCALE
 
 ACCEPTABLE = {

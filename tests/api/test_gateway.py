@@ -14,7 +14,7 @@ import pytest
 
 from service.api.rest.gateway import compile_template, parse_error_field
 from service.api.rest.gateway_server import parse_bind
-from service.engines import GAMES
+from service.games import GAMES
 from tests.api.conftest import QUIET, free_port, gateway_command, http, wait_http
 
 START = GAMES["reversi"].new_position().to_notation()

@@ -19,7 +19,7 @@ from service.api.rest.gateway_config import GatewayConfig
 from service.api.rest.gateway_unary import UnaryPath
 from service.api.rpc.server import ServerConfig, create_server
 from service.api.rpc.servicer import ServiceConfig
-from service.engines import GAMES
+from service.games import GAMES
 
 REVERSI = GAMES["reversi"].new_position().to_notation()
 KALAH = GAMES["kalah"].new_position().to_notation()

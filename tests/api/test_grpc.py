@@ -12,7 +12,7 @@ from grpc_status import rpc_status
 
 from gamerules.v1 import gamerules_pb2 as pb
 from gamerules.v1 import kalah_pb2, reversi_pb2
-from service.engines import GAMES
+from service.games import GAMES
 
 START = GAMES["reversi"].new_position().to_notation()
 

@@ -23,7 +23,7 @@ from service import core
 from service.api.rpc import searches
 from service.api.rpc.server import ServerConfig, create_server
 from service.api.rpc.servicer import ServiceConfig
-from service.engines import GAMES
+from service.games import GAMES
 
 CALLS = 40
 

@@ -17,7 +17,7 @@ from prometheus_client.parser import text_string_to_metric_families
 from gamerules.v1 import gamerules_pb2 as pb
 from service.api.metrics import GRPC_CODE_NAMES
 from service.api.rpc.server import SERVICE
-from service.levels import LEVELS
+from service.games import LEVELS
 from tests.api.conftest import free_port, gateway_command, http, wait_http
 from tests.api.test_serving import ServerProcess, best_move_request, fresh_stub, legal_moves_request, server_process
 

@@ -15,7 +15,7 @@ from openapi_spec_validator import validate
 from service.api.required import behaviors
 from service.api.rest.gateway import create_app
 from service.api.rest.openapi import SERVICE, _path_and_parameters, openapi_document
-from service.engines import GAMES
+from service.games import GAMES
 from tests.api.conftest import http
 
 START = GAMES["reversi"].new_position().to_notation()

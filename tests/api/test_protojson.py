@@ -13,7 +13,7 @@ from google.protobuf.message import Message
 
 from gamerules.v1 import gamerules_pb2 as pb
 from service.api import protojson
-from service.engines import GAMES
+from service.games import GAMES
 
 
 def same_as_json_format(message: Message) -> None:

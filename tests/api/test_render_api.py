@@ -14,7 +14,7 @@ import grpc
 import pytest
 
 from gamerules.v1 import gamerules_pb2 as pb
-from service.engines import GAMES
+from service.games import BY_ID, GAMES
 from service.render import RenderOptions, render
 from tests.render.test_render import NS, marked_moves
 
@@ -38,7 +38,9 @@ def test_grpc_answers_the_svg_the_drawing_code_makes(stub):
     answer = stub.RenderPosition(request, timeout=10)
     assert answer.content_type == "image/svg+xml"
     game = GAMES["reversi"]
-    expected = render(game, game.parse_position(REVERSI), RenderOptions(show_legal_moves=True, arrows=("d3", "c5")))
+    expected = render(
+        BY_ID[game.id].draw, game.parse_position(REVERSI), RenderOptions(show_legal_moves=True, arrows=("d3", "c5"))
+    )
     assert answer.data.decode() == expected
 
 
@@ -68,7 +70,7 @@ def test_rest_get_with_query_parameters(gateway_url):
     assert [e.get("data-step") for e in root.iter(NS + "g") if e.get("class") == "arrow"] == ["1", "2"]
     game = GAMES["reversi"]
     options = RenderOptions(size=320, show_legal_moves=True, arrows=("d3", "c5"), flip=True, theme="dark")
-    assert body.decode() == render(game, game.parse_position(REVERSI), options)
+    assert body.decode() == render(BY_ID[game.id].draw, game.parse_position(REVERSI), options)
     # proto names work as well as JSON names
     snake = get(gateway_url, "/v1/games/reversi:render", [("position.notation", REVERSI), ("show_legal_moves", "1")])
     camel = get(gateway_url, "/v1/games/reversi:render", [("position.notation", REVERSI), ("showLegalMoves", "true")])

@@ -29,7 +29,7 @@ from gamerules.v1 import gamerules_pb2_grpc as pb_grpc
 from service.api.rpc.server import ServerConfig, create_server
 from service.api.rpc.servicer import GameRulesServicer, ServiceConfig
 from service.core import SearchResult
-from service.engines import GAMES
+from service.games import GAMES
 from tests.api.conftest import running_gateway
 
 START = GAMES["reversi"].new_position().to_notation()

@@ -34,7 +34,7 @@ from service.api.rest.gateway import create_app
 from service.api.rpc import server as server_module
 from service.api.rpc.server import ServerConfig, create_server
 from service.api.rpc.servicer import ServiceConfig
-from service.engines import GAMES
+from service.games import GAMES
 from tests.api.conftest import free_port
 
 START = GAMES["reversi"].new_position().to_notation()

@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 from bench import level_cost
-from service.engines import GAMES
-from service.levels import LEVELS
+from service.games import GAMES, LEVELS
 
 
 def test_the_level_cost_benchmark_runs(capsys) -> None:

@@ -15,8 +15,7 @@ from pathlib import Path
 import pytest
 
 from gamerules_client import GameRulesClient, board, cli
-from service.engines import GAMES
-from service.levels import LEVELS
+from service.games import GAMES, LEVELS
 
 START = GAMES["reversi"].new_position().to_notation()
 ENGINES = ("reversi", "kalah", "petak_sawah", "dots_and_boxes", "strands")

@@ -19,7 +19,7 @@ import gamerules_client as gc
 from gamerules.v1 import gamerules_pb2 as pb
 from gamerules.v1 import gamerules_pb2_grpc as pb_grpc
 from gamerules.v1 import reversi_pb2
-from service.engines import GAMES
+from service.games import GAMES
 from tests.api.conftest import free_port
 
 START = GAMES["reversi"].new_position().to_notation()

@@ -22,7 +22,7 @@ import pytest
 
 from gamerules.v1 import gamerules_pb2 as pb
 from gamerules.v1 import gamerules_pb2_grpc as pb_grpc
-from service.engines import GAMES
+from service.games import GAMES
 
 ROOT = Path(__file__).resolve().parents[2]
 NODE = ROOT / "clients" / "examples" / "node"

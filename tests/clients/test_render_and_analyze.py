@@ -10,7 +10,7 @@ import pytest
 
 import gamerules_client as gc
 from gamerules_client import cli
-from service.engines import GAMES
+from service.games import BY_ID, GAMES
 from service.render import RenderOptions, render
 
 START = GAMES["reversi"].new_position(GAMES["reversi"].default_options(), "").to_notation()
@@ -27,7 +27,7 @@ def test_render_position(client):
     image = client.render_position("reversi", START, size=300, show_legal_moves=True, arrows=["d3"], flip=True)
     game = GAMES["reversi"]
     options = RenderOptions(size=300, show_legal_moves=True, arrows=("d3",), flip=True)
-    assert image.decode() == render(game, game.parse_position(START), options)
+    assert image.decode() == render(BY_ID[game.id].draw, game.parse_position(START), options)
     with pytest.raises(gc.InvalidArgumentError) as raised:
         client.render_position("reversi", START, theme="neon")
     assert raised.value.fields == ["theme"]

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from gamerules.v1 import gamerules_pb2 as pb
-from service.engines import GAMES
+from service.games import GAMES
 
 API_GUIDE = Path(__file__).resolve().parents[2] / "docs" / "api.md"
 

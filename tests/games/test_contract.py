@@ -1,14 +1,13 @@
 """Every registered game keeps the engine interface's promises through random play (tests/games/contract.py).
 
-A game is covered here the moment it is registered in service/engines/__init__.py and service/levels/__init__.py.
+A game is covered here the moment it is registered (service/games/).
 """
 
 from __future__ import annotations
 
 import pytest
 
-from service.engines import GAMES
-from service.levels import LEVELS
+from service.games import GAMES, LEVELS
 from tests.games.contract import check_random_games
 
 

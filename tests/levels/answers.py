@@ -20,16 +20,11 @@ from google.protobuf import json_format, struct_pb2
 
 from gamerules.v1 import gamerules_pb2 as pb
 from service.api.rpc.servicer import GameRulesServicer, ServiceConfig
+from service.games import REGISTRATIONS
 
 DATA = Path(__file__).parent / "data"
 PER_GAME = 100
-OPTIONS: dict[str, list[dict[str, Any]]] = {
-    "reversi": [{}, {"size": 6}],
-    "kalah": [{}, {"seeds_per_pit": 3}, {"pits_per_side": 4, "seeds_per_pit": 2, "first_seat": 2}],
-    "dots-and-boxes": [{}, {"rows": 2, "cols": 2}, {"rows": 3, "cols": 3, "pie_rule": True, "pie_lines": 2}],
-    "petak-sawah": [{}, {"rows": 4, "cols": 4, "rocks": 2, "opener": 2}],
-    "strands": [{}, {"layout": "random6"}, {"layout": "standard", "exact_count": True}],
-}
+OPTIONS = {game.id: game.answer_options for game in REGISTRATIONS}  # each game's registration declares its sets
 
 
 class Context:

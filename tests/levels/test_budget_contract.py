@@ -20,12 +20,12 @@ import pytest
 
 from service.api.rpc.servicer import ServiceConfig
 from service.core import STOP_REASONS, Level, Limits, SearchResult
-from service.engines import GAMES
-from service.levels import LEVELS, best_move, variety
+from service.games import GAMES, LEVELS, best_move
 from service.levels import dots_and_boxes as dots_levels
 from service.levels import kalah as kalah_levels
 from service.levels import petak_sawah as petak_levels
 from service.levels import reversi as reversi_levels
+from service.levels import variety
 from service.levels.budget import SPEND, Budget
 from tests.levels.conftest import on_path
 

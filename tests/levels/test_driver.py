@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from service.core import GameOverError, Level, Limits, SearchResult, Stop, UnknownLevel
-from service.levels import LEVELS
+from service.games import LEVELS
 from service.levels.budget import SPEND
 from service.levels.driver import GameLevels, play_level
 from service.levels.review import ReviewScale

@@ -10,8 +10,7 @@ import random
 import pytest
 
 from service.core import Limits, Position
-from service.engines import GAMES
-from service.levels import LEVELS
+from service.games import GAMES, LEVELS
 from service.levels.review import (
     BEST,
     BLUNDER,

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from service.core import Limits
-from service.engines import GAMES
+from service.games import GAMES
 from service.levels.dots_and_boxes_exact import ExactSolver
 from service.native import engine as native
 from service.search import search

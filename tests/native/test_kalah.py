@@ -9,7 +9,7 @@ import random
 import pytest
 
 from service.core import Limits
-from service.engines import GAMES
+from service.games import GAMES
 from service.native import engine as native
 from service.search import search
 from tests.native.twins import needs, negamax, twin_games

@@ -14,9 +14,8 @@ import pytest
 
 from service import native as kernels
 from service.core import Limits, SearchResult, Stop
-from service.engines import GAMES
 from service.engines.strands import StrandsPosition
-from service.levels import best_move
+from service.games import GAMES, best_move
 from service.native import engine
 from service.native import mcts as native
 from service.search import Deadline, mcts, search, static_value

@@ -13,7 +13,7 @@ import time
 import pytest
 
 from service.core import Limits
-from service.engines import GAMES
+from service.games import GAMES
 from service.native import engine as native
 from tests.native.twins import needs
 from tests.search.test_pv import check_line, endgame, midgame, midgames, played

@@ -9,8 +9,8 @@ import random
 import pytest
 
 from service.core import Limits
-from service.engines import GAMES
 from service.engines.reversi import ReversiPosition
+from service.games import GAMES
 from service.native import engine as native
 from service.search import search
 from tests.native.twins import check_position, needs, negamax, random_game

@@ -14,9 +14,9 @@ import numpy as np
 import pytest
 
 from service.core import Limits
-from service.engines import GAMES
 from service.engines.reversi import ReversiPosition
 from service.engines.reversi import patterns as p
+from service.games import GAMES
 from service.levels import reversi_learned
 from service.native import engine as native
 from service.native import reversi as adapter

@@ -8,7 +8,7 @@ import threading
 import time
 
 from service.core import Limits, Stop
-from service.engines import GAMES
+from service.games import GAMES
 from service.native import engine as native
 from service.search import Deadline, search
 from tests.native.twins import needs

@@ -15,8 +15,8 @@ import pytest
 
 from service import native as kernels
 from service.core import Limits
-from service.engines import GAMES
 from service.engines.strands.layouts import LAYOUT_CHOICES, row_lengths
+from service.games import GAMES
 from service.native import engine as native
 from service.native import strands as adapter
 from service.search import search

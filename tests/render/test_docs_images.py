@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from service.engines import GAMES
+from service.games import BY_ID, GAMES
 from service.render import RenderOptions, render
 
 IMAGES = Path(__file__).resolve().parents[2] / "docs" / "images"
@@ -43,7 +43,7 @@ REQUESTS = {
 def test_the_readme_images_are_current(game_id):
     notation, options = REQUESTS[game_id]
     game = GAMES[game_id]
-    drawn = render(game, game.parse_position(notation), options)
+    drawn = render(BY_ID[game.id].draw, game.parse_position(notation), options)
     path = IMAGES / f"{game_id}.svg"
     if os.environ.get("GAMERULES_WRITE_DOCS_IMAGES") == "1":
         IMAGES.mkdir(parents=True, exist_ok=True)

@@ -5,7 +5,6 @@ bad options refused naming the option."""
 
 from __future__ import annotations
 
-import random
 import xml.etree.ElementTree as ET
 from collections import Counter
 from typing import Any
@@ -13,7 +12,7 @@ from typing import Any
 import pytest
 
 from service import core
-from service.engines import GAMES
+from service.games import BY_ID, GAMES
 from service.render import MAX_SIZE, MIN_SIZE, THEMES, RenderOptions, render
 
 NS = "{http://www.w3.org/2000/svg}"
@@ -84,7 +83,7 @@ def random_game(game_id: str, seed: int) -> list[Any]:
 def test_every_position_of_a_game_is_drawn_with_exactly_its_legal_moves(game_id):
     game = GAMES[game_id]
     for position in random_game(game_id, 3):
-        root = parse(render(game, position, RenderOptions(show_legal_moves=True)))
+        root = parse(render(BY_ID[game.id].draw, position, RenderOptions(show_legal_moves=True)))
         assert_self_contained(root)
         if game_id == "strands":
             playable = {e.get("data-cell") for e in elements(root, "g", "legal")}
@@ -102,8 +101,8 @@ def test_every_position_of_a_game_is_drawn_with_exactly_its_legal_moves(game_id)
 def test_drawings_are_deterministic_and_every_option_changes_them(game_id):
     game = GAMES[game_id]
     position = random_game(game_id, 5)[4]
-    plain = render(game, position)
-    assert render(game, position) == plain
+    plain = render(BY_ID[game.id].draw, position)
+    assert render(BY_ID[game.id].draw, position) == plain
     move = position.move_notation(position.legal_moves_page(0, 1)[0])
     variants = [
         RenderOptions(size=200),
@@ -113,7 +112,7 @@ def test_drawings_are_deterministic_and_every_option_changes_them(game_id):
         RenderOptions(flip=True),
         *(RenderOptions(theme=name) for name in THEMES if name != "classic"),
     ]
-    drawn = [render(game, position, options) for options in variants]
+    drawn = [render(BY_ID[game.id].draw, position, options) for options in variants]
     assert len({plain, *drawn}) == len(variants) + 1
     for svg in drawn:
         assert_self_contained(parse(svg))
@@ -122,7 +121,7 @@ def test_drawings_are_deterministic_and_every_option_changes_them(game_id):
 def test_size_sets_the_width_in_pixels_and_keeps_the_shape():
     game = GAMES["reversi"]
     position = game.parse_position(REVERSI_START)
-    small, large = (parse(render(game, position, RenderOptions(size=size))) for size in (200, 800))
+    small, large = (parse(render(BY_ID[game.id].draw, position, RenderOptions(size=size))) for size in (200, 800))
     assert small.get("width") == "200" and large.get("width") == "800"
     assert small.get("viewBox") == large.get("viewBox")
     ratio = int(large.get("height")) / int(small.get("height"))  # type: ignore[arg-type]
@@ -131,7 +130,7 @@ def test_size_sets_the_width_in_pixels_and_keeps_the_shape():
 
 def test_reversi_start():
     game = GAMES["reversi"]
-    root = parse(render(game, game.parse_position(REVERSI_START), RenderOptions(show_legal_moves=True)))
+    root = parse(render(BY_ID[game.id].draw, game.parse_position(REVERSI_START), RenderOptions(show_legal_moves=True)))
     discs = {e.get("data-cell"): e.get("class") for e in elements(root, "circle", "disc")}
     assert discs == {"d4": "disc white", "e4": "disc black", "d5": "disc black", "e5": "disc white"}
     assert marked_moves(root) == {"d3", "c4", "f5", "e6"}
@@ -147,7 +146,10 @@ def test_reversi_flip_turns_the_board_round():
         disc = next(e for e in elements(parse(svg), "circle", "disc") if e.get("data-cell") == cell)
         return float(disc.get("cx")), float(disc.get("cy"))  # type: ignore[arg-type]
 
-    normal, flipped = render(game, position), render(game, position, RenderOptions(flip=True))
+    normal, flipped = (
+        render(BY_ID[game.id].draw, position),
+        render(BY_ID[game.id].draw, position, RenderOptions(flip=True)),
+    )
     # e4 (black) is above and right of d5 (black); turned round, below and left.
     (ex, ey), (dx, dy) = centre(normal, "e4"), centre(normal, "d5")
     assert ex > dx and ey < dy
@@ -160,14 +162,14 @@ def test_reversi_pass_is_a_button():
     # White has no move; Black passes... no: the seat to move (White) must pass.
     position = game.parse_position("BBBB/BBBB/BBB./BBW. 2 black=1")
     assert [position.move_notation(m) for m in position.legal_moves()] == ["pass"]
-    root = parse(render(game, position, RenderOptions(show_legal_moves=True)))
+    root = parse(render(BY_ID[game.id].draw, position, RenderOptions(show_legal_moves=True)))
     assert [e.get("data-move") for e in elements(root, "g", "word")] == ["pass"]
 
 
 def test_kalah_pits_stores_and_seat_perspective():
     game = GAMES["kalah"]
     position = game.parse_position("0,5,5,5,5,4,0/4,4,4,4,4,4,0 2 seeds=4")  # South played 1; North to move
-    root = parse(render(game, position, RenderOptions(show_legal_moves=True, last_move="S1")))
+    root = parse(render(BY_ID[game.id].draw, position, RenderOptions(show_legal_moves=True, last_move="S1")))
     pits = {e.get("data-cell"): e for e in elements(root, "circle", "pit")}
     assert len(pits) == 12 and len(elements(root, "rect", "store")) == 2
     assert sorted(texts(root, "count")) == sorted(["0", "5", "5", "5", "5", "4", *["4"] * 6, "0", "0"])
@@ -179,7 +181,8 @@ def test_kalah_pits_stores_and_seat_perspective():
     last = elements(root, "circle", "last-move")[0]
     assert (last.get("cx"), last.get("cy")) == (pits["S1"].get("cx"), pits["S1"].get("cy"))
     flipped = {
-        e.get("data-cell"): e for e in elements(parse(render(game, position, RenderOptions(flip=True))), "circle")
+        e.get("data-cell"): e
+        for e in elements(parse(render(BY_ID[game.id].draw, position, RenderOptions(flip=True))), "circle")
     }
     assert float(flipped["N1"].get("cy")) > float(flipped["S1"].get("cy"))  # type: ignore[arg-type]
 
@@ -187,7 +190,9 @@ def test_kalah_pits_stores_and_seat_perspective():
 def test_kalah_arrow_runs_from_the_pit_to_where_the_last_seed_lands():
     game = GAMES["kalah"]
     position = game.parse_position("4,4,4,4,4,4,0/4,4,4,4,4,4,0 1 seeds=4")
-    root = parse(render(game, position, RenderOptions(arrows=("3", "1"))))  # 3 ends in the store: South again
+    root = parse(
+        render(BY_ID[game.id].draw, position, RenderOptions(arrows=("3", "1")))
+    )  # 3 ends in the store: South again
     arrows = elements(root, "g", "arrow")
     assert [a.get("data-step") for a in arrows] == ["1", "2"]
     path = next(arrows[0].iter(NS + "path")).get("d")
@@ -204,7 +209,7 @@ def test_dots_and_boxes_lines_boxes_and_pie_phase():
     position = start("dots-and-boxes", rows=1, cols=2)
     for move in ("a1-b1", "a1-a2", "a2-b2", "b1-b2"):  # the fourth, B's, completes box a1
         position = position.apply(position.parse_move(move))[0]
-    root = parse(render(game, position, RenderOptions(show_legal_moves=True, last_move="b1-b2")))
+    root = parse(render(BY_ID[game.id].draw, position, RenderOptions(show_legal_moves=True, last_move="b1-b2")))
     assert {e.get("data-line") for e in elements(root, "line", "line")} == {"a1-b1", "a1-a2", "a2-b2", "b1-b2"}
     assert [(e.get("data-cell"), e.get("class")) for e in elements(root, "rect", "box")] == [("a1", "box B")]
     assert marked_moves(root) == {"b1-c1", "b2-c2", "c1-c2"}
@@ -212,11 +217,11 @@ def test_dots_and_boxes_lines_boxes_and_pie_phase():
 
     pie = start("dots-and-boxes", rows=1, cols=1, pie_rule=True, pie_lines=2)
     pie = pie.apply(pie.parse_move("a1-b1"))[0]
-    root = parse(render(game, pie, RenderOptions(show_legal_moves=True)))
+    root = parse(render(BY_ID[game.id].draw, pie, RenderOptions(show_legal_moves=True)))
     words = [e.get("data-move") for e in elements(root, "g", "word")]
     assert words == ["stop"] and texts(root, "pie")[0].startswith("Pie rule: setup, 1 of up to 2")
     pie = pie.apply(pie.parse_move("stop"))[0]
-    root = parse(render(game, pie, RenderOptions(show_legal_moves=True)))
+    root = parse(render(BY_ID[game.id].draw, pie, RenderOptions(show_legal_moves=True)))
     assert [e.get("data-move") for e in elements(root, "g", "word")] == ["keep", "swap"]
     assert "chooses" in texts(root, "pie")[0]
 
@@ -225,7 +230,7 @@ def test_petak_sawah_fields_rocks_and_cells():
     game = GAMES["petak-sawah"]
     position = game.parse_position("..#../.#.../...#./#...#/..... 1 opener=1")
     position = position.apply(position.parse_move("a1"))[0].apply(position.parse_move("e5"))[0]
-    root = parse(render(game, position, RenderOptions(show_legal_moves=True)))
+    root = parse(render(BY_ID[game.id].draw, position, RenderOptions(show_legal_moves=True)))
     kinds = Counter(e.get("class") for e in elements(root, "rect", "field"))
     assert kinds == {"field empty": 18, "field rock": 5, "field seat1": 1, "field seat2": 1}
     assert len(elements(root, "polygon", "rock")) == 5
@@ -236,14 +241,14 @@ def test_strands_cells_labels_stones_and_selection_marks():
     game = GAMES["strands"]
     position = start("strands")
     labels = game.new_position({**game.default_options(), "layout": "side4"}, "7").to_fields()["labels"]
-    root = parse(render(game, position, RenderOptions(show_legal_moves=True)))
+    root = parse(render(BY_ID[game.id].draw, position, RenderOptions(show_legal_moves=True)))
     cells = elements(root, "g", "cell")
     assert len(cells) == sum(len(row) for row in labels.split("/")) == 37
     assert "".join(e.get("data-label") for e in cells) == labels.replace("/", "")  # type: ignore[misc]
     # Black opens on a 2: exactly the 2s are playable, each marked with its label.
     assert {e.get("data-label") for e in elements(root, "g", "legal")} == {"2"}
     position = position.apply(position.parse_move("d2"))[0]
-    root = parse(render(game, position, RenderOptions(last_move="d2", arrows=("c3,c4",))))
+    root = parse(render(BY_ID[game.id].draw, position, RenderOptions(last_move="d2", arrows=("c3,c4",))))
     assert len(elements(root, "circle", "stone")) == 1 and len(elements(root, "polygon", "last-move")) == 1
     assert len(elements(root, "g", "arrow")) == 2  # one numbered mark on each covered cell
 
@@ -263,7 +268,7 @@ def test_strands_cells_labels_stones_and_selection_marks():
 def test_bad_options_are_refused_naming_the_option(options, kind, field):
     game = GAMES["reversi"]
     with pytest.raises(kind) as raised:
-        render(game, game.parse_position(REVERSI_START), options)
+        render(BY_ID[game.id].draw, game.parse_position(REVERSI_START), options)
     assert raised.value.field == field
 
 
@@ -272,9 +277,9 @@ def test_a_kalah_last_move_names_its_side():
     game = GAMES["kalah"]
     position = game.parse_position("4,4,0,5,5,5,1/4,4,4,4,4,4,0 1 seeds=4")
     with pytest.raises(core.InvalidMove, match="S3 or N3") as raised:
-        render(game, position, RenderOptions(last_move="3"))
+        render(BY_ID[game.id].draw, position, RenderOptions(last_move="3"))
     assert raised.value.field == "last_move"
-    root = parse(render(game, position, RenderOptions(last_move="S3")))
+    root = parse(render(BY_ID[game.id].draw, position, RenderOptions(last_move="S3")))
     pits = {e.get("data-cell"): e for e in elements(root, "circle", "pit")}
     last = elements(root, "circle", "last-move")[0]
     assert (last.get("cx"), last.get("cy")) == (pits["S3"].get("cx"), pits["S3"].get("cy"))
@@ -283,7 +288,7 @@ def test_a_kalah_last_move_names_its_side():
 def test_a_last_move_off_the_board_is_refused_in_every_game():
     for game_id, text in {"kalah": "S9", "dots-and-boxes": "a1-c1", "petak-sawah": "f1", "strands": "a9"}.items():
         with pytest.raises(core.InvalidMove) as raised:
-            render(GAMES[game_id], start(game_id), RenderOptions(last_move=text))
+            render(BY_ID[game_id].draw, start(game_id), RenderOptions(last_move=text))
         assert raised.value.field == "last_move"
 
 
@@ -291,7 +296,7 @@ def test_a_last_move_off_the_board_is_refused_in_every_game():
 @pytest.mark.parametrize("text", ["a²", "S²", "a٣", "²", "a1-b²", "-", ",", "a1,,b1", "S-store-", " ", "a-1", "a0"])
 def test_a_last_move_naming_no_place_is_refused_naming_the_field(game_id, text):
     try:
-        render(GAMES[game_id], start(game_id), RenderOptions(last_move=text))
+        render(BY_ID[game_id].draw, start(game_id), RenderOptions(last_move=text))
     except core.RulesError as error:
         assert error.field == "last_move"
     else:  # none of these names a place on any board: only the blank one is drawn (with nothing highlighted)

@@ -11,11 +11,10 @@ from contextlib import contextmanager
 import pytest
 
 from service.core import Limits
-from service.engines import GAMES
 from service.engines.kalah import GAME as KALAH
 from service.engines.reversi import GAME as REVERSI
 from service.engines.strands import GAME as STRANDS
-from service.levels import LEVELS, best_move
+from service.games import GAMES, LEVELS, best_move
 from service.native import engine
 from service.search import Deadline, mcts, search
 from tests.search.toys import Piles

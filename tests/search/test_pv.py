@@ -16,7 +16,7 @@ import pytest
 
 from service import native
 from service.core import Limits, SearchResult
-from service.engines import GAMES
+from service.games import GAMES
 from service.search import search
 
 # Random plies played from the start to make a midgame position (a range, drawn by the seed), and the depth of

@@ -16,25 +16,20 @@ from typing import Any
 from google.protobuf import struct_pb2
 
 from service.api.codec import decode_options
-from service.api.rest.examples import OPTIONS, PATH, SEED, STREAMED, Example
+from service.api.rest.examples import PATH, SEED, STREAMED, Example
 from service.api.rest.gateway import create_app
 from service.api.rpc.server import ServerConfig, create_server
 from service.core.contract import Position
-from service.engines import GAMES
-
-# A review searches each ply at its level (the strongest unless named) within these limits: a fixed depth, so
-# the answer is the same on every run and on both search paths (Strands' strongest level searches for a time).
-REVIEWED: dict[str, dict[str, Any]] = {
-    game_id: {"limits": {"maxDepth": 2}, **({"level": "medium"} if game_id == "strands" else {})} for game_id in GAMES
-}
+from service.games import REGISTRATIONS
 
 
 def requests() -> list[tuple[str, str, str, dict[str, Any] | None]]:
     """(method, game, summary, request body) for every example, built from the engines."""
     calls: list[tuple[str, str, str, dict[str, Any] | None]] = [("ListGames", "", "Every game", None)]
-    for game_id, game in GAMES.items():
+    for registration in REGISTRATIONS:
+        game_id, game = registration.id, registration.game
         options = struct_pb2.Struct()
-        options.update(OPTIONS[game_id])
+        options.update(registration.example_options)
         start = game.new_position(decode_options(game, options), SEED)
         moves = [start.legal_moves()[0]]
         after_one = start.play(moves[0])
@@ -51,7 +46,7 @@ def requests() -> list[tuple[str, str, str, dict[str, Any] | None]]:
         title = game.title
         calls += [
             ("GetGame", game_id, f"{title}: rules, options, levels, notation", None),
-            ("NewGame", game_id, f"{title}: a small board", {"options": OPTIONS[game_id], "seed": SEED}),
+            ("NewGame", game_id, f"{title}: a small board", {"options": registration.example_options, "seed": SEED}),
             ("LegalMoves", game_id, f"{title}: the moves at the start", {"position": at(start)}),
             (
                 "ApplyMove",
@@ -82,7 +77,11 @@ def requests() -> list[tuple[str, str, str, dict[str, Any] | None]]:
                 "ReviewGame",
                 game_id,
                 f"{title}: two moves reviewed, two plies deep each",
-                {"position": at(start), "moves": [{"notation": notation} for notation in line], **REVIEWED[game_id]},
+                {
+                    "position": at(start),
+                    "moves": [{"notation": notation} for notation in line],
+                    **registration.example_review,
+                },
             ),
         ]
     return calls

@@ -50,8 +50,8 @@ from typing import Any
 
 from service import core
 from service.api import cpus
-from service.engines import GAMES
-from service.levels import LEVELS, play_level
+from service.games import GAMES, LEVELS
+from service.levels import play_level
 
 _log = logging.getLogger(__name__)
 

@@ -43,7 +43,7 @@ from service.api import auth, callers, cpus, environment, logs, multiproc
 from service.api.calls import ObservingInterceptor
 from service.api.rpc import searches
 from service.api.rpc.servicer import GameRulesServicer, ServiceConfig
-from service.levels import LEVELS
+from service.games import LEVELS
 
 _log = logging.getLogger(__name__)
 # Each game's level names: the label values of the best-move metrics.

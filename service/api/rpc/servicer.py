@@ -18,7 +18,7 @@ import random
 import secrets
 import threading
 import time
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
@@ -46,8 +46,8 @@ from service.api.required import check_required
 from service.api.rpc import reviewing, searches
 from service.core.contract import Game
 from service.core.seeds import seeded_int
-from service.engines import GAMES
-from service.levels import LEVELS, GameLevels
+from service.games import REGISTRATIONS, Registration
+from service.levels import GameLevels
 from service.levels.budget import SchedulingLag, answer_margin_s
 from service.levels.driver import sort_alternatives
 from service.levels.review import PlyReview, review
@@ -150,14 +150,15 @@ class _Search:
 class GameRulesServicer(pb_grpc.GameRulesServicer):
     def __init__(
         self,
-        games: Mapping[str, Game] = GAMES,
         config: ServiceConfig | None = None,
         observe_search: SearchObserver | None = None,
-        levels: Mapping[str, GameLevels] = LEVELS,
         observe_refusal: Callable[[str], None] | None = None,
+        registrations: Iterable[Registration] = REGISTRATIONS,
     ) -> None:
-        self._games = games
-        self._levels = levels
+        served = tuple(registrations)
+        self._games: Mapping[str, Game] = {game.id: game.game for game in served}
+        self._levels: Mapping[str, GameLevels] = {game.id: game.levels for game in served}
+        self._draws = {game.id: game.draw for game in served}
         self._config = config or ServiceConfig()
         self._searches = searches.SearchPool(
             self._config.search_slots,
@@ -173,7 +174,7 @@ class GameRulesServicer(pb_grpc.GameRulesServicer):
         # How late the searches' priority wakes lately: the answer margin keeps that much more (``budget.py``).
         self._lag = SchedulingLag(searches.SEARCH_NICE)
         # Descriptions never change while the process runs: encode them once.
-        self._described = {game_id: codec.encode_game(game, levels[game_id]) for game_id, game in games.items()}
+        self._described = {game.id: codec.encode_game(game.game, game.levels) for game in served}
 
     @property
     def searches_waiting(self) -> int:
@@ -567,7 +568,7 @@ class GameRulesServicer(pb_grpc.GameRulesServicer):
             theme=request.theme,
         )
         try:
-            image = render(game, position, options)
+            image = render(self._draws[game.id], position, options)
         except core.RulesError as error:
             raise from_rules_error(error, "") from None
         return httpbody_pb2.HttpBody(content_type="image/svg+xml", data=image.encode("utf-8"))
