@@ -129,6 +129,29 @@ def test_errors_are_status_bodies(gateway_url, path, body, status, reason, field
         assert field in fields_of(answer)
 
 
+@pytest.mark.parametrize(
+    ("path", "body", "field", "said"),
+    [
+        # The unary front and the Flask app read bodies alike: a rules call and a search.
+        ("/v1/games/reversi:applyMove", {"position": {"notation": START}, "move": "d3"}, "move",
+         'must be a Move object, not a string; send {"notation": "d3"}'),
+        ("/v1/games/reversi:bestMove", {"position": START}, "position",
+         f'must be a Position object, not a string; send {{"notation": "{START}"}}'),
+        ("/v1/games/reversi:applyMoves", {"position": {"notation": START}, "moves": "d3"}, "moves",
+         'must be a list of Move objects such as [{"notation": "d3"}], not a string'),
+        ("/v1/games/reversi:applyMoves", {"position": {"notation": START}, "moves": ["d3"]}, "moves[0]",
+         'send {"notation": "d3"}'),
+        ("/v1/games/reversi:bestMove", {"position": {"notation": START}, "limits": 5}, "limits",
+         "must be a SearchLimits object, not a number"),
+    ],
+)  # fmt: skip
+def test_a_value_of_the_wrong_json_shape_is_told_what_to_send(gateway_url, path, body, field, said):
+    status, answer, _ = http(gateway_url, path, body)
+    assert status == 400 and reason_of(answer) == "INVALID_JSON", answer
+    assert fields_of(answer) == [field]
+    assert answer["message"].startswith(f"{field}: ") and said in answer["message"]
+
+
 def test_method_not_allowed_and_deadline_header(gateway_url):
     status, body, _ = http(gateway_url, "/v1/games/reversi:score", method="GET")
     assert status == 405 and body["code"] == 12  # grpc-gateway v2: 405, UNIMPLEMENTED in the body
