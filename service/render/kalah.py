@@ -110,13 +110,7 @@ def draw(view: View) -> str:
 
     last = view.options.last_move.strip()
     if last:
-        # A bare pit number (a move's notation) does not say whose pit it was: after an extra turn the seat that
-        # moved is the seat to move again. The pit is named with its side, as the sow event names it.
-        if last.isascii() and last.isdigit():
-            raise core.InvalidMove(
-                f"{last[:40]!r} does not say whose pit: name it with its side, S{last[:3]} or N{last[:3]}", "last_move"
-            )
-        x, y = place(last, "last_move")
+        x, y = place(_sown_pit(last, pits, n), "last_move")
         svg.add(
             "circle",
             cx=x,
@@ -148,3 +142,20 @@ def draw(view: View) -> str:
 
     svg.caption(height - FOOTER / 2, view.status(NAMES), 14.0, class_="status")
     return svg.to_text()
+
+
+def _sown_pit(last: str, pits: list[int], n: int) -> str:
+    """The pit ``last`` names, with its side: ``S3`` as the sow event names it, or the game's move notation, a
+    bare pit number. A move's notation does not say whose it was (after an extra turn the seat that moved is
+    to move again), but a sown pit is empty after the move (fewer seeds than a lap): the number names the one
+    seat whose pit of that number is empty. Where both are, or neither, the side must be said."""
+    if not (last.isascii() and last.isdigit()) or not 1 <= int(last) <= n:
+        return last  # a side-named pit, or no pit at all: ``place`` reads it or says what it names
+    number = int(last)
+    empty = [side for seat, side in ((1, "S"), (2, "N")) if pits[(seat - 1) * n + number - 1] == 0]
+    if len(empty) == 1:
+        return f"{empty[0]}{number}"
+    raise core.InvalidMove(
+        f"{last!r} could be either seat's pit {number} here: name it with its side, S{number} or N{number}",
+        "last_move",
+    )

@@ -5,6 +5,7 @@ bad options refused naming the option."""
 
 from __future__ import annotations
 
+import random
 import xml.etree.ElementTree as ET
 from collections import Counter
 from typing import Any
@@ -272,17 +273,35 @@ def test_bad_options_are_refused_naming_the_option(options, kind, field):
     assert raised.value.field == field
 
 
-def test_a_kalah_last_move_names_its_side():
-    # South sowed pit 3 into its store and moves again: a bare "3" could be either seat's pit.
+def _last_pit(position, last_move: str) -> str:
+    root = parse(render(BY_ID["kalah"].draw, position, RenderOptions(last_move=last_move)))
+    pits = {(e.get("cx"), e.get("cy")): e.get("data-cell") for e in elements(root, "circle", "pit")}
+    (last,) = elements(root, "circle", "last-move")
+    return pits[(last.get("cx"), last.get("cy"))]
+
+
+def test_a_kalah_last_move_is_the_move_s_notation_or_the_pit_with_its_side():
     game = GAMES["kalah"]
-    position = game.parse_position("4,4,0,5,5,5,1/4,4,4,4,4,4,0 1 seeds=4")
+    # South sowed pit 3 into its store and moves again: "3" is South's pit 3, the only pit 3 left empty.
+    extra_turn = game.parse_position("4,4,0,5,5,5,1/4,4,4,4,4,4,0 1 seeds=4")
+    assert _last_pit(extra_turn, "3") == _last_pit(extra_turn, "S3") == "S3"
+    assert _last_pit(extra_turn, "N3") == "N3"
+    # Every move's own notation, played from the start, names the pit it sowed.
+    rng, position, named = random.Random(5), game.new_position({}, ""), 0
+    while position.outcome() is None:
+        move = rng.choice(position.legal_moves())
+        after = position.play(move)
+        pits = after.to_fields()["pits"]
+        if sum(pits[index] == 0 for index in (move - 1, 6 + move - 1)) == 1:
+            assert _last_pit(after, position.move_notation(move)) == f"{'SN'[position.to_move - 1]}{move}"
+            named += 1
+        position = after
+    assert named >= 10
+    # Both pits 3 empty: the number could be either seat's, so the side must be said.
+    both = game.parse_position("4,4,0,5,5,5,1/4,4,0,5,5,5,1 2 seeds=4")
     with pytest.raises(core.InvalidMove, match="S3 or N3") as raised:
-        render(BY_ID[game.id].draw, position, RenderOptions(last_move="3"))
+        render(BY_ID[game.id].draw, both, RenderOptions(last_move="3"))
     assert raised.value.field == "last_move"
-    root = parse(render(BY_ID[game.id].draw, position, RenderOptions(last_move="S3")))
-    pits = {e.get("data-cell"): e for e in elements(root, "circle", "pit")}
-    last = elements(root, "circle", "last-move")[0]
-    assert (last.get("cx"), last.get("cy")) == (pits["S3"].get("cx"), pits["S3"].get("cy"))
 
 
 def test_a_last_move_off_the_board_is_refused_in_every_game():
