@@ -218,7 +218,9 @@ def _int_option(spec: OptionSpec, value: Any) -> int:
     if (low is not None and number < low) or (high is not None and number > high):
         raise _fail(spec, f"{number} is out of range {low}..{high}")
     if spec.step > 1 and (number - (low or 0)) % spec.step:
-        raise _fail(spec, f"{number} is not one of {low}, {(low or 0) + spec.step}, … (steps of {spec.step})")
+        first = low or 0
+        last = "" if high is None else f", {high - (high - first) % spec.step}"
+        raise _fail(spec, f"{number} is not one of {first}, {first + spec.step}, …{last} (steps of {spec.step})")
     return number
 
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import pytest
 
+from service import core
 from service.games import GAMES, LEVELS
 from tests.games.contract import check_random_games
 
@@ -50,3 +51,19 @@ def test_every_level_answers_a_legal_move(game_id):
         if legal is not None:
             assert result.move in legal, (level.name, result.move)
         position.apply(result.move)  # raises if illegal
+
+
+@pytest.mark.parametrize("game_id", sorted(GAMES))
+def test_an_option_out_of_range_is_told_both_ends(game_id):
+    """Every int option of every game, just past each end and off its steps: the message gives both ends."""
+    for spec in GAMES[game_id].options:
+        if spec.type != "int" or spec.minimum is None or spec.maximum is None:
+            continue
+        wrong = [spec.minimum - 1, spec.maximum + 1] + ([spec.minimum + 1] if spec.step > 1 else [])
+        for value in wrong:
+            with pytest.raises(core.InvalidOption) as raised:
+                GAMES[game_id].new_position({spec.name: value}, "")
+            assert raised.value.field == spec.name
+            assert str(spec.minimum) in raised.value.message and str(spec.maximum) in raised.value.message, (
+                raised.value.message
+            )
