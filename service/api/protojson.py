@@ -7,7 +7,8 @@ message type is planned once (its fields, their JSON names, how each value is wr
 message of that type only reads values. The plans cover the field types our protos use
 (32-bit integers, bools, strings, doubles, nested and repeated messages, oneofs, ``optional``, well-known
 types such as ``Value`` through ``json_format``); a message type with anything else (64-bit integers, enums,
-bytes, maps) goes to ``json_format`` as a whole, so the output is the same for every message.
+bytes, maps) goes to ``json_format`` as a whole, so the output is the same for every message. One
+difference from ``json_format``: whole doubles are written as integers (``8``, not ``8.0``), as JSON has it.
 ``tests/api/test_protojson.py`` checks that against ``json_format`` on every answer of random games in all
 five games.
 """
@@ -46,15 +47,18 @@ _plans: dict[tuple[str, bool], _Plan | None] = {}
 
 def to_dict(message: Message, proto_names: bool = False) -> dict[str, Any]:
     """``message`` as a JSON object: camelCase keys (the proto field names with ``proto_names``), every field
-    without presence written even at its default, doubles that are not finite as ``"NaN"``/``"Infinity"``."""
+    without presence written even at its default, whole doubles as integers, doubles that are not finite as
+    ``"NaN"``/``"Infinity"``."""
     key = (message.DESCRIPTOR.full_name, proto_names)
     try:
         plan = _plans[key]
     except KeyError:  # the first message of its type
         plan = _plans[key] = _make_plan(message.DESCRIPTOR, proto_names)
     if plan is None:
-        return json_format.MessageToDict(
-            message, preserving_proto_field_name=proto_names, always_print_fields_with_no_presence=True
+        return _whole(
+            json_format.MessageToDict(
+                message, preserving_proto_field_name=proto_names, always_print_fields_with_no_presence=True
+            )
         )
     defaults, fields = plan
     out: dict[str, Any] = {}
@@ -75,14 +79,35 @@ def to_dict(message: Message, proto_names: bool = False) -> dict[str, Any]:
     return out
 
 
-def _double(value: float) -> float | str:
+# A whole double is written as an integer (``8``, not ``8.0``): the same JSON number, as every other proto3
+# JSON writer and JavaScript write it. Beyond 2**53 a double is no longer exact, so it stays a float.
+_EXACT = 2.0**53
+
+
+def _double(value: float) -> float | int | str:
     if math.isfinite(value):
-        return value
+        return int(value) if value.is_integer() and abs(value) <= _EXACT else value
     return "NaN" if math.isnan(value) else "Infinity" if value > 0 else "-Infinity"
 
 
 def _well_known(value: Message) -> Any:
-    return json_format.MessageToDict(value)
+    """A well-known type's own JSON form (a ``Value``'s, a ``Struct``'s), its whole numbers as integers."""
+    return _whole(json_format.MessageToDict(value))
+
+
+def _whole(out: Any) -> Any:
+    """``json_format``'s output with every whole double an integer (``_double``)."""
+    if isinstance(out, float):
+        return _double(out)
+    stack = [out] if isinstance(out, dict | list) else []
+    while stack:  # not recursive: a Struct may nest deep
+        holder = stack.pop()
+        for key, item in holder.items() if isinstance(holder, dict) else enumerate(holder):
+            if isinstance(item, float):
+                holder[key] = _double(item)
+            elif isinstance(item, dict | list):
+                stack.append(item)
+    return out
 
 
 def _make_plan(descriptor: Descriptor, proto_names: bool) -> _Plan | None:
@@ -106,7 +131,8 @@ def _make_plan(descriptor: Descriptor, proto_names: bool) -> _Plan | None:
             return None
         fields[field] = (name, repeated, write)
         if repeated or not field.has_presence:
-            defaults.append((name, None if repeated else field.default_value, repeated))
+            default = _double(field.default_value) if field.type == FieldDescriptor.TYPE_DOUBLE else field.default_value
+            defaults.append((name, None if repeated else default, repeated))
     return tuple(defaults), fields
 
 
