@@ -19,9 +19,11 @@ CHECK_PYTHONS ?= 3.12 3.13
 # The venv's site-packages (evaluated by the shell inside recipes, once the venv exists).
 PURELIB = $$($(PY) -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')
 
-# make run's ports: GRPC_PORT=... on the command line, else the service's variables, else their defaults.
+# make run's ports: GRPC_PORT=... on the command line, else the service's variables, else their defaults;
+# METRICS_PORT (the server's metrics) unset: GAMERULES_METRICS_PORT, else 9464 or, if that is taken, a free port.
 GRPC_PORT ?= $(or $(GAMERULES_GRPC_PORT),50051)
 HTTP_PORT ?= $(or $(GAMERULES_HTTP_PORT),8080)
+METRICS_PORT ?=
 
 # A protoc image of the contract and its imports (buf reads it, so it resolves google/api without a network).
 CONTRACT_IMAGE = $(PY) -m grpc_tools.protoc -Iproto -I$(PURELIB) --include_imports
@@ -94,7 +96,7 @@ proto: $(INSTALLED)
 	rm -f $(GENERATED) && $(MAKE) --no-print-directory $(GENERATED) $(ENGINE)
 
 run: install
-	$(PY) -m service.run --grpc-port $(GRPC_PORT) --http-port $(HTTP_PORT)
+	$(PY) -m service.run --grpc-port $(GRPC_PORT) --http-port $(HTTP_PORT) $(if $(METRICS_PORT),--metrics-port $(METRICS_PORT))
 
 test: install lint client-examples
 	$(PY) -m pytest -q -p no:cacheprovider

@@ -1,7 +1,8 @@
 """``make run``: the gRPC server and the REST gateway (under granian) on localhost, until Ctrl-C / SIGTERM.
 
 Each runs as its own process tree, as in production; this only starts both, says where they listen with
-one example call, and passes a stop signal on to both.
+one example call once both answer, and passes a stop signal on to both. A port in use fails at once, naming
+the variable that moves it; the server's metrics port, unless it was asked for, moves to a free one.
 """
 
 from __future__ import annotations
@@ -11,11 +12,13 @@ import signal
 import subprocess
 import sys
 import time
+import urllib.error
+import urllib.request
 
 import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
-from service.api import environment
+from service.api import environment, listeners
 from service.games import GAMES
 
 
@@ -34,6 +37,40 @@ def _wait_serving(address: str, timeout_s: float, stopping: list[int]) -> bool:
     return False
 
 
+def _wait_http(url: str, timeout_s: float, stopping: list[int], gateway: subprocess.Popen[bytes]) -> bool:
+    """Whether the gateway answers ``url`` within ``timeout_s``; False at once on a stop or its exit."""
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline and not stopping and gateway.poll() is None:
+        try:
+            with urllib.request.urlopen(url, timeout=1):
+                return True
+        except (urllib.error.URLError, OSError):
+            time.sleep(0.2)
+    return False
+
+
+def _ports(args: argparse.Namespace) -> str | None:
+    """Why the service cannot start on these ports (a message naming the variable to set), or None; a taken
+    metrics port that nobody asked for is replaced by a free one, and said so."""
+    for listener, port in ((listeners.GRPC, args.grpc_port), (listeners.HTTP, args.http_port)):
+        if listeners.in_use(args.host, port):
+            return listeners.taken(listener, args.host, port)
+    if args.metrics_port is None:
+        wanted = int(environment.env(listeners.METRICS.variable, "0") or 0)
+        args.metrics_port = wanted or environment.DEFAULT_METRICS_PORT
+        if not wanted and listeners.in_use(args.host, args.metrics_port):
+            free = listeners.free_port(args.host)
+            print(
+                f"the metrics port {args.metrics_port} is in use: the server's metrics are on {free} instead "
+                f"(set {listeners.METRICS.variable} or make run {listeners.METRICS.make_variable}=... to choose)",
+                file=sys.stderr,
+            )
+            args.metrics_port = free
+    if args.metrics_port and listeners.in_use(args.host, args.metrics_port):
+        return listeners.taken(listeners.METRICS, args.host, args.metrics_port)
+    return None
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description="Start the gamerules gRPC server and REST gateway.")
     env = environment.env
@@ -45,10 +82,17 @@ def main() -> int:
         "--http-port", type=int, default=int(env("GAMERULES_HTTP_PORT", str(environment.DEFAULT_HTTP_PORT)))
     )
     parser.add_argument(
-        "--metrics-port", type=int, default=int(env("GAMERULES_METRICS_PORT", "9464")), help="the server's; 0: none"
+        "--metrics-port",
+        type=int,
+        default=None,
+        help="the server's (default: GAMERULES_METRICS_PORT, else 9464 or a free port); 0: none",
     )
     parser.add_argument("--gateway-workers", type=int, default=2)
     args = parser.parse_args()
+    refused = _ports(args)
+    if refused is not None:
+        print(refused, file=sys.stderr)
+        return 2
 
     grpc_address = f"{args.host}:{args.grpc_port}"
     # A stop may come at any time, also while the server starts (it can take seconds): from the start, it goes
@@ -90,7 +134,15 @@ def main() -> int:
             "--grpc-target", grpc_address, "--workers", str(args.gateway_workers),
         ]
     )  # fmt: skip
-    if gateway is not None:
+    http_url = f"http://{args.host}:{args.http_port}"
+    if gateway is not None and not _wait_http(f"{http_url}/healthz", 30, stopping, gateway) and not stopping:
+        print(f"the REST gateway did not start on {args.host}:{args.http_port}", file=sys.stderr)
+        for process in started:
+            process.terminate()
+        for process in started:
+            process.wait()
+        return 1
+    if gateway is not None and not stopping:
         print(
             f"\ngamerules: gRPC on {grpc_address}, REST on http://{args.host}:{args.http_port}\n"
             f"  curl -s http://{args.host}:{args.http_port}/v1/games/reversi:legalMoves "

@@ -4,11 +4,15 @@ README's first commands start them, answering the README's curl call, and both s
 from __future__ import annotations
 
 import os
+import re
 import signal
+import socket
 import subprocess
 import sys
+import threading
 import time
 
+from service.api import environment
 from tests.api.conftest import QUIET, free_port, http, wait_http
 
 START = "......../......../......../...WB.../...BW.../......../......../........ 1 black=1"
@@ -80,3 +84,91 @@ def test_a_stop_while_the_server_starts_leaves_no_process_behind():
             process.kill()
         for pid in _processes_with(str(grpc_port)):
             os.kill(pid, signal.SIGKILL)
+
+
+def _held() -> socket.socket:
+    """A port another instance holds: a listening socket on localhost's IPv4 address."""
+    sock = socket.socket()
+    sock.bind(("127.0.0.1", 0))
+    sock.listen()
+    return sock
+
+
+def _run(*arguments: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", *arguments],
+        env={**os.environ, **QUIET, **(env or {})},
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+
+
+def test_every_listener_on_a_taken_port_fails_at_once_naming_its_variable():
+    with _held() as held:
+        taken = str(held.getsockname()[1])
+        free = [str(free_port()) for _ in range(3)]
+        cases = [
+            (("service.run", "--host", "localhost", "--grpc-port", taken, "--http-port", free[0]), "GRPC_PORT"),
+            (("service.run", "--host", "localhost", "--grpc-port", free[0], "--http-port", taken), "HTTP_PORT"),
+            (("service.run", "--grpc-port", free[0], "--http-port", free[1], "--metrics-port", taken), "METRICS_PORT"),
+            (("service.api.rpc.server", "--host", "127.0.0.1", "--port", taken), "GAMERULES_GRPC_PORT"),
+            (("service.api.rpc.server", "--port", free[0], "--metrics-port", taken), "GAMERULES_METRICS_PORT"),
+            (("service.api.rest.gateway_server", "--bind", f"127.0.0.1:{taken}"), "GAMERULES_HTTP_PORT"),
+        ]
+        for arguments, variable in cases:
+            done = _run(*arguments)
+            said = done.stderr + done.stdout
+            assert done.returncode == 2, (arguments, said)
+            assert f"{taken}: the port is in use" in said and variable in said, (arguments, said)
+            assert '"serving"' not in said and "gamerules: gRPC on" not in said
+
+
+def _hold_default_metrics_port() -> socket.socket | None:
+    """Hold the server's default metrics port, unless something else already does (then it is taken too)."""
+    sock = socket.socket()
+    try:
+        sock.bind(("127.0.0.1", environment.DEFAULT_METRICS_PORT))
+    except OSError:
+        sock.close()
+        return None
+    sock.listen()
+    return sock
+
+
+def test_make_run_moves_a_taken_metrics_port_it_was_not_asked_for_and_says_so():
+    grpc_port, http_port, taken = free_port(), free_port(), environment.DEFAULT_METRICS_PORT
+    held = _hold_default_metrics_port()
+    try:
+        process = subprocess.Popen(
+            [sys.executable, "-m", "service.run", "--host", "localhost", "--grpc-port", str(grpc_port),
+             "--http-port", str(http_port)],
+            env={**os.environ, **QUIET, "GAMERULES_METRICS_PORT": ""},
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )  # fmt: skip
+        watchdog = threading.Timer(60, process.kill)  # a banner never printed ends the wait below
+        watchdog.start()
+        try:
+            assert process.stdout is not None
+            banner = []
+            for line in process.stdout:  # until the banner's metrics line
+                banner.append(line)
+                if "metrics:" in line:
+                    break
+            wait_http(f"http://localhost:{http_port}/readyz")
+            process.send_signal(signal.SIGTERM)
+            _, err = process.communicate(timeout=60)
+        finally:
+            watchdog.cancel()
+            if process.poll() is None:
+                process.kill()
+    finally:
+        if held is not None:
+            held.close()
+    assert process.returncode == 0, err
+    moved = re.search(rf"the metrics port {taken} is in use: the server's metrics are on (\d+) instead", err)
+    assert moved and "METRICS_PORT" in err, err
+    # The banner, printed once every listener answers, names the port the metrics moved to.
+    assert f"metrics: http://localhost:{moved[1]}/metrics" in "".join(banner)

@@ -31,7 +31,7 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from service.api import cpus, environment, logs, multiproc
+from service.api import cpus, environment, listeners, logs, multiproc
 from service.api.rest import gateway_pacing
 from service.api.rest.gateway_config import DEFAULT_THREADS, ConfigError, GatewayConfig
 
@@ -295,6 +295,9 @@ def main(argv: list[str] | None = None) -> int:
         except OSError as error:  # a platform that refuses: the gateway runs on every core
             logging.getLogger(__name__).warning("cannot move the gateway to cores %s: %s", cpus.text(cores), error)
     host, port = args.bind
+    if listeners.in_use(host, port):  # granian would bind beside it (SO_REUSEPORT) or fail in each worker
+        print(listeners.taken(listeners.HTTP, host, port), file=sys.stderr)
+        return 2
     config = dataclasses.replace(
         from_env,
         grpc_target=args.grpc_target,

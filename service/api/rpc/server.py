@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import errno
 import logging
 import os
 import secrets
@@ -39,7 +40,7 @@ from grpc_reflection.v1alpha import reflection
 
 from gamerules.v1 import gamerules_pb2 as pb
 from gamerules.v1 import gamerules_pb2_grpc as pb_grpc
-from service.api import auth, callers, cpus, environment, logs, multiproc
+from service.api import auth, callers, cpus, environment, listeners, logs, multiproc
 from service.api.calls import ObservingInterceptor
 from service.api.rpc import searches
 from service.api.rpc.servicer import GameRulesServicer, ServiceConfig
@@ -52,6 +53,7 @@ LEVEL_NAMES = {game_id: [level.name for level in levels.levels] for game_id, lev
 SERVICE = pb.DESCRIPTOR.services_by_name["GameRules"]
 SERVICE_NAME = SERVICE.full_name
 _EXIT_CANNOT_START = 3  # a worker that cannot listen: the parent gives up rather than re-forking forever
+_EXIT_PORT_TAKEN = 2  # a port in use before anything started: the message names the variable to set
 _RESPAWN_PAUSE_S = 1.0
 _STOP_SIGNALS = {signal.SIGTERM, signal.SIGINT}
 
@@ -87,7 +89,7 @@ class ServerConfig:
     max_request_bytes: int = 1 << 20
     max_concurrent_rpcs: int = 1000  # per process; past it gRPC answers RESOURCE_EXHAUSTED at once
     grace_s: float = 15.0  # how long in-flight calls may run on after SIGTERM
-    metrics_port: int = 9464  # 0: no metrics port
+    metrics_port: int = environment.DEFAULT_METRICS_PORT  # 0: no metrics port
     # Loopback unless told otherwise: the metrics say much about the load (docs/operations.md: how Prometheus
     # reaches them in Kubernetes, with a token and TLS).
     metrics_host: str = "127.0.0.1"
@@ -253,6 +255,13 @@ def _split_cores(config: ServerConfig) -> ServerConfig:
 
 def serve(config: ServerConfig, servicer_factory: Callable[[], pb_grpc.GameRulesServicer] | None = None) -> int:
     """Run ``config.workers`` worker processes on one port until SIGTERM; the exit code (0: a clean stop)."""
+    for listener, host, wanted in (
+        (listeners.GRPC, config.host, config.port),
+        (listeners.METRICS, config.metrics_host, config.metrics_port),
+    ):
+        if wanted and listeners.in_use(host, wanted):
+            _log.error(listeners.taken(listener, host, wanted))  # at once: before any worker is forked
+            return _EXIT_PORT_TAKEN
     config = _split_cores(config)
     with _metrics_dir(), _reserve_port(config.host, config.port) as port:
         worker_config = replace(config, port=port)
@@ -299,23 +308,28 @@ def serve(config: ServerConfig, servicer_factory: Callable[[], pb_grpc.GameRules
                 server = metrics.start_metrics_server(
                     config.metrics_host, config.metrics_port, metrics.metrics_access()
                 )
-            except OSError:
-                _log.exception("cannot listen for metrics on %s:%d", config.metrics_host, config.metrics_port)
+            except OSError as error:  # taken since the check, or another cause
+                where = f"{config.metrics_host}:{config.metrics_port}"
+                if error.errno == errno.EADDRINUSE:
+                    _log.error(listeners.taken(listeners.METRICS, config.metrics_host, config.metrics_port))
+                else:
+                    _log.error(f"cannot listen for metrics on {where}: {error}")
                 status = 1
                 on_signal(signal.SIGTERM, None)
             else:
                 exporter.append(server.socket)  # type: ignore[attr-defined]
-        _log.info(
-            "serving",
-            extra={
-                "host": config.host,
-                "port": port,
-                "workers": config.workers,
-                "metrics_port": config.metrics_port,
-                "rules_cores": cpus.text(config.rules_cores) if config.rules_cores else "all",
-                "search_cores": cpus.text(config.service.search_cores) if config.service.search_cores else "all",
-            },
-        )
+        if status == 0:  # every listener is up: the workers' port is held, the metrics' open
+            _log.info(
+                "serving",
+                extra={
+                    "host": config.host,
+                    "port": port,
+                    "workers": config.workers,
+                    "metrics_port": config.metrics_port,
+                    "rules_cores": cpus.text(config.rules_cores) if config.rules_cores else "all",
+                    "search_cores": cpus.text(config.service.search_cores) if config.service.search_cores else "all",
+                },
+            )
         while workers:
             pid, wait_status = os.wait()
             workers.discard(pid)
@@ -407,7 +421,12 @@ def parse_args(argv: Sequence[str] | None = None) -> ServerConfig:
     )
     add("--gil-switch-ms", type=float, default=float(_env("GAMERULES_GIL_SWITCH_MS", "1")))
     add("--grace-s", type=float, default=float(_env("GAMERULES_GRACE_S", "15")))
-    add("--metrics-port", type=int, default=int(_env("GAMERULES_METRICS_PORT", "9464")), help="0: none")
+    add(
+        "--metrics-port",
+        type=int,
+        default=int(_env("GAMERULES_METRICS_PORT", str(environment.DEFAULT_METRICS_PORT))),
+        help="0: none",
+    )
     add(
         "--metrics-host",
         default=_env("GAMERULES_METRICS_HOST", "127.0.0.1"),
