@@ -173,9 +173,9 @@ def speed(positions: int) -> dict[str, float]:
     return rates
 
 
-# Kalah(6,4)'s proof (the stretch goal) with a table of 16M entries (512 MiB): 336 M nodes, 137 CPU s on this
-# project's 2-core box. With the service's 2M entries (64 MiB) this bench did not prove it within the goal: a
-# proof this size revisits far more positions than a small table holds.
+# Kalah(6,4)'s proof (the stretch goal, ``--long``) with a table of 16M entries (512 MiB; the bench prints its
+# nodes and time). With the service's 2M entries (64 MiB) it did not prove it within the goal: a proof this
+# size revisits far more positions than a small table holds.
 STRETCH_TT_ENTRIES = 1 << 24
 
 

@@ -27,7 +27,7 @@ so that a stopped run continues: ``keep_labels``).
 Everything is seeded (``seed``) and done in a fixed order, so a configuration reproduces its file bit for bit
 on a machine (the header records the configuration; floating point may differ across CPUs), whatever the
 number of ``workers`` (processes labelling a stage's positions: each label is its own search).
-Measured on the development machine (2 cores): see ``CONFIGS``.
+What each configuration costs, the training prints as it runs (``make train-reversi``).
 """
 
 from __future__ import annotations
@@ -111,18 +111,13 @@ CONFIGS = {
     # For the tests: seconds, exact labels within the pure-Python solver's reach, depth-1 labels (the same on
     # both paths).
     "tiny": Config("tiny", games=40, per_stage=60, exact_empties=8, search_depths=_depths((0, 1)), ridge=4.0),
-    # Labelling dominates. The native solve takes a median of 50 ms at 18 empties and 0.58 s at 20 (``python -m
-    # bench.solve --games reversi --empties 18 20 --positions 10 --no-baseline``); a paired label of 5 and 6
-    # plies about 1.4 ms of CPU (stage 3 of ``large``: 300,000 positions in 213 s on two workers). Against 2,000
-    # exact solves at 20-24 empties (``python -m bench.learned_eval --positions 2000 --empties 20-24
-    # --label-depths 6 7``), search labels with the shipped weights err 4.1 discs at 7 plies and as the mean of 5
-    # and 6 plies (``paired``, which takes less time), 3.9 as the mean of 6 and 7. The error falls with the
-    # positions a stage, slowly, and the prior helps most where they are few: ``medium`` errs 0.57 of the
-    # hand-written estimate, 0.59 with ``--no-prior``, 0.62 with ``--smooth 0`` too and 0.63 with ``--no-paired``
-    # too (the same bench, ``--weights`` each file); ``large`` 5.99 discs (0.52), 6.04 with ``--smooth 1`` and 0.53
-    # with ``--no-prior`` too: with 300,000 positions a stage the second pass no longer helps, so ``large`` leaves
-    # it out. ``large`` is the shipped file: 41 minutes on a 2-core machine with ``--workers 2`` (self-play 540 s
-    # on one core, the stages up to 375 s each; ``--smooth 1`` takes some 10 minutes more).
+    # Labelling dominates: the exact solves near the end (``python -m bench.solve --games reversi --empties 18 20
+    # --positions 10 --no-baseline``) and the paired search labels before them, which err about as little as a
+    # single search a ply deeper against exact values, in less time (``python -m bench.learned_eval --positions
+    # 2000 --empties 20-24 --label-depths 6 7``). The error falls with the positions a stage, slowly, and the
+    # prior and the second pass help most where they are few: ``large`` has enough that the second pass no
+    # longer helps, so it leaves it out (the same bench, ``--weights`` each file). ``large`` is the shipped
+    # file; the Reversi page gives its accuracy, and the training prints what each part took.
     "small": Config("small", games=1500, per_stage=4000, exact_empties=14, search_depths=_depths((0, 4)), ridge=8.0),
     "medium": Config(
         "medium",

@@ -43,8 +43,8 @@ from service.search.deadline import given_limit
 SPEND = 0.75
 # A proof tried past the measured reach (``plan``'s "try"): at most this many units further (empty squares,
 # seeds, cells), only with at least ``TRY_FROM_MS`` of the caller's time left, and with ``TRY_SHARE`` of it; the
-# measured reach follows the slowest proofs, and typical ones (a game's start, the FFO suite) go far further:
-# ``python -m bench.native`` proves Kalah(6,3) from the start, 36 seeds against a 10 s reach of 32.
+# measured reach follows the slowest proofs, and typical ones (a game's start, the FFO suite) go further
+# (``python -m bench.best_move``: Kalah(6,3) from the start, FFO #40, proved through BestMove).
 TRY_FURTHER = 4
 TRY_FROM_MS = 2_000.0
 TRY_SHARE = 0.5

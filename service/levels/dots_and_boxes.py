@@ -37,14 +37,13 @@ HARD_LIMITS = Limits(max_nodes=HARD_NODES)
 # budget and of its time (``_proof``), then searches with what is left (or all of it).
 PROOF_NODE_SHARE = 0.5
 PROOF_TIME_SHARE = 0.75
-# Measured on random 5x5 endgames, a proof in the core's solve mode takes at most some 3,000 nodes from 20
-# undrawn lines and about 2.3 times more per further line (from 24: up to 85k; the empty 3x3 board, 24 lines,
-# 10M in about 4 s); the native search runs at well over a thousand nodes a millisecond.
-# Native nodes per node of the budget (and of the answer's count): one, so the same budget costs natively about a
-# fourteenth of the CPU and plays at least as well. Measured on 5x5 (``python -m bench.native_levels --only
-# dots-and-boxes``: hard natively against hard on the Python path, each with the level's own budget, seeded
-# openings with the colours swapped): with 1, 10 wins and 6 losses in 16 games (seed 1) and 17 and 15 in 32 (seed
-# 2), at 14.4x and 13.8x the best moves per CPU second; with 2, 5 wins and 3 losses in 8 games at 7.8x.
+# A proof in the core's solve mode of a random 5x5 endgame takes at most ``PROOF_NODES_AT_20`` nodes from 20
+# undrawn lines and about ``PROOF_GROWTH`` times more per further line (``python -m bench.solve --games
+# dots-and-boxes``).
+# Native nodes per node of the budget (and of the answer's count): one, so the same budget costs natively a
+# fraction of the CPU and plays at least as well as on the Python path; a weight of 2 saved less and won no
+# more. Measured on 5x5 with ``python -m bench.native_levels --only dots-and-boxes`` (hard natively against hard
+# on the Python path, each with the level's own budget, seeded openings with the colours swapped).
 NODE_WEIGHT = 1
 PROOF_NODES_AT_20 = 3_000
 PROOF_GROWTH = 2.3

@@ -181,8 +181,9 @@ class ExactSolver:
 
 
 # ``hard`` proves the value with ``ExactSolver`` when the solve looks affordable: at most _EXACT_LINES undrawn
-# lines (a few thousand solver nodes on 3x3, well under a second), or more when the node budget covers the
-# expected solve, which grows about 2.5-fold per further line (3x3: ~30k nodes at 20 lines, ~280k at 24).
+# lines (well under a second on 3x3), or more when the node budget covers the expected solve: about
+# ``_EXACT_NODES_AT_LIMIT`` nodes at that many lines, ``_EXACT_GROWTH`` times more per further line (``python -m
+# bench.solve --games dots-and-boxes``).
 # A solve that runs past the node budget (or the time limit) gives up, and the chain search answers as before.
 _EXACT_LINES = 18
 _EXACT_NODES_AT_LIMIT = 5_000

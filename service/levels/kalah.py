@@ -47,17 +47,18 @@ def _medium(position: KalahPosition, budget: Budget, rng: Any, top_n: int, stop:
 # machine. With a time limit it searches until the time is up instead (the budget would stop it long before
 # on a fast machine, and a caller who gives time wants it used).
 HARD_NODES = 100_000
-# From this many seeds left in the pits, hard proves the game to its end (the search's solve mode). Measured
-# on random endgames: with 12 seeds a proof takes at most a few thousand nodes, with 16 up to 150k+.
+# From this many seeds left in the pits, hard proves the game to its end (the search's solve mode): the proofs
+# of random endgames with this many fit the node budget, two seeds more often do not (``python -m bench.solve
+# --games kalah``).
 SOLVE_SEEDS = 14
 # Iterations before the solve leaps to the end of the game: the answer if the proof does not fit the budget.
 SOLVE_LEAD = 8
 # With a time of the caller's (and no node budget) the native solve starts earlier, as far as the time allows,
 # on boards of at most six pits a side: from ``SOLVE_AT`` seeds in the pits the solves took at most
-# ``SOLVE_AT_MS`` (CPU; a median of 33 ms), each further seed about ``SOLVE_GROWTH`` times more (30 seeds: at
-# most 932 ms), measured with ``python -m bench.solve --games kalah --empties 20 22 24 26 28 30 --positions 10
-# --no-baseline``. 100 ms a move solves from 27 seeds, 1 s from 30, 10 s from 32. A proof that does not fit
-# answers with its lead iterations, so the threshold takes the slowest solve, not the median.
+# ``SOLVE_AT_MS`` of CPU, each further seed about ``SOLVE_GROWTH`` times more, measured with ``python -m
+# bench.solve --games kalah --empties 20 22 24 26 28 30 --positions 10 --no-baseline`` (the Kalah page gives
+# the reach per time). A proof that does not fit answers with its lead iterations, so the threshold takes the
+# slowest solve, not the median.
 SOLVE_AT, SOLVE_AT_MS, SOLVE_GROWTH = 28, 139.0, 2.6
 HARD_LIMITS = Limits(max_nodes=HARD_NODES)
 

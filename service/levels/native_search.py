@@ -17,8 +17,8 @@ from service.native import engine
 
 # Native nodes per node of a budget (a level's ``max_nodes``, a caller's, the answer's ``nodes``): one. A budget
 # counts the search's own nodes on both paths; a native node is the same node of the same search (same
-# depth rules, same ordering) at a small fraction of a Python node's CPU time (Reversi: about a hundredth,
-# ``python -m bench.native``'s nodes per CPU second), so a level's budget costs that fraction natively.
+# depth rules, same ordering) at a small fraction of a Python node's CPU time (``python -m bench.native``'s
+# nodes per CPU second), so a level's budget costs that fraction natively.
 # Weighing native nodes by that ratio would keep the CPU time instead (a budget then buys a few plies more and
 # costs what it did); one to one keeps the same nodes for a fraction of the bill (the cost per best move,
 # ``python -m bench.native_levels``).

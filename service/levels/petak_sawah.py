@@ -20,31 +20,30 @@ from service.native import engine
 from service.search import Deadline, greedy, search
 
 # Medium weighs each move by hard's evaluation one move deep. Deeper medium searches played almost as well as
-# hard at the benchmark's time per move, and counting only the points on the board (3 moves deep) lost to
-# easy's greedy rule in 3 of 8 games (``python -m bench.strength --only petak-sawah``).
+# hard at the benchmark's time per move, and counting only the points on the board (3 moves deep) lost games to
+# easy's greedy rule (``python -m bench.strength --only petak-sawah``).
 MEDIUM_DEPTH = 1
 # The hard level's budget, in search nodes (deterministic, unlike a time limit). From ``HARD_SOLVE_EMPTIES``
 # empty cells hard uses the search's solve mode (``HARD_SOLVE_LEAD`` shallow iterations, then straight to the
-# end): on 5x5 boards an exact solve takes about 20k nodes from 12 empty cells and 75k-120k from 14 (about
-# 0.2 s and 0.7-1.1 s on one core; ``python -m bench.solve``), well inside this budget. Above that it
-# searches as deep as the budget allows.
+# end): on 5x5 boards an exact solve from that many cells fits well inside this budget (``python -m
+# bench.solve``). Above that it searches as deep as the budget allows.
 HARD_NODES = 250_000
 HARD_SOLVE_EMPTIES = 14
 HARD_SOLVE_LEAD = 4
 HARD_LIMITS = Limits(max_nodes=HARD_NODES)
 # With a time of the caller's (and no node budget) the native solve starts earlier, as far as the time allows:
-# from ``SOLVE_AT`` empty cells the native solves took at most ``SOLVE_AT_MS`` (CPU; a median of 60 ms), each
-# further cell about ``SOLVE_GROWTH`` times more (18 cells: at most 698 ms), measured with ``python -m
-# bench.solve --games petak-sawah --empties 14 15 16 17 18 --positions 10 --no-baseline``. 100 ms a move solves
-# from 15 cells, 1 s from 18. Measured on the default 5x5 board and used on every board the kernel holds: a
-# proof's width and depth are the empty cells on any board. A proof that does not fit answers with its lead
-# iterations, so the threshold takes the slowest solve, not the median.
+# from ``SOLVE_AT`` empty cells the native solves took at most ``SOLVE_AT_MS`` of CPU, each further cell about
+# ``SOLVE_GROWTH`` times more, measured with ``python -m bench.solve --games petak-sawah --empties 14 15 16 17 18
+# --positions 10 --no-baseline`` (the Petak Sawah page gives the reach per time). Measured on the default 5x5
+# board and used on every board the kernel holds: a proof's width and depth are the empty cells on any board. A
+# proof that does not fit answers with its lead iterations, so the threshold takes the slowest solve, not the
+# median.
 SOLVE_AT, SOLVE_AT_MS, SOLVE_GROWTH = 16, 108.0, 2.6
 # Seeded variety: medium and hard pick by their seed among the moves within this many points of the best (a
 # proved answer only among equals; hard only in the opening, ``variety.opening``). Half a point: values are whole
 # points and a tie-break is worth half, so the pick is among the moves valued equal. Games between good players
-# end a point or a tie-break apart (``python -m bench.native_levels --only petak-sawah``: mean margins within
-# 0.1), so a point of slack gave games away.
+# end a point or a tie-break apart (``python -m bench.native_levels --only petak-sawah``: the mean margins), so
+# a point of slack gave games away.
 MARGIN = 0.5
 
 

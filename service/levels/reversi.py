@@ -70,28 +70,24 @@ def _corner_hunter(position: ReversiPosition, budget: Budget, rng: Any, top_n: i
 
 EXACT_EMPTIES = 12  # expert solves the game from this many empty squares (the search's solve mode)
 # And from this many on 8x8 with the native search engine under the level's own node budget: its solve mode (the
-# core's proof with the kernel's exact endgame) fits the budget for most of these. Measured with ``python -m
-# bench.solve --games reversi --empties 12 13 14 --positions 10 --no-baseline`` (native nodes, solve lead 6, the
-# learned evaluation ordering the proof): 12 empties a median of 17k nodes (at most 231k), 13 a median of 51k,
-# past ``EXPERT_NODES`` (the depth-6 lead answers then, weaker than iterative deepening within the budget).
+# core's proof with the kernel's exact endgame) fits the budget for most of these, one more empty square mostly
+# not (then the depth-6 lead answers, weaker than iterative deepening within the budget). Measured with ``python
+# -m bench.solve --games reversi --empties 12 13 14 --positions 10 --no-baseline``.
 EXACT_EMPTIES_NATIVE = 12
 # With a time of the caller's (and no node budget) the native solve starts earlier, as far as the time allows:
-# from ``SOLVE_AT`` empties the solves of ``python -m bench.solve --games reversi --empties 15 16 17 18 19 20
-# --positions 10 --no-baseline`` took at most ``SOLVE_AT_MS`` (CPU; a median of 21 ms), and with ``SOLVE_GROWTH``
-# times more a further empty the bound stays above the slowest solve of every count measured (17 empties: 162
-# ms, 18: 1.12 s, 19: 1.32 s, 20: 7.97 s). 100 ms a move solves from 16 empties, 1 s from 17, 10 s from 19. At
-# 100 ms the slowest 16-empty solve leaves a tenth of the time spare; one that overruns answers with the lead.
+# from ``SOLVE_AT`` empties a solve takes at most ``SOLVE_AT_MS`` of CPU, and with ``SOLVE_GROWTH`` times more a
+# further empty the bound stays above the slowest solve of every count measured, so a solve that starts ends in
+# time nearly always (one that overruns answers with the lead). Measured with ``python -m bench.solve --games
+# reversi --empties 15 16 17 18 19 20 --positions 10 --no-baseline``; the Reversi page gives the figures.
 SOLVE_AT, SOLVE_AT_MS, SOLVE_GROWTH = 16, 90.0, 3.6
 MIDGAME_DEPTH = 6  # expert's depth before that on the Python search, when the caller gives no resources
 SOLVE_LEAD = MIDGAME_DEPTH  # iterations before the solve leaps to the end: the answer if the budget runs out
 # The expert's node budget, in search nodes of either path (``native_search.NATIVE_NODE_WEIGHT``: a native
-# node counts as one). Measured on 8x8 with ``python -m bench.solve`` without the native engine (a node costs
-# about 7 us there): solving takes a median of about 20k nodes (0.15 s) at 11 empties and 45k (0.3 s) at 12
-# (past the budget, the depth-6 lead answers: what the middle game plays); a depth-6 midgame search takes under
-# 16k. Natively the budget buys iterative deepening with no depth cap (7 plies in the middle game) at about a
-# fourteenth of the CPU of the Python path's 6 plies, and wins more games than it (``python -m bench.native_levels
-# --only reversi --games 20 --positions 12``: 11 wins, 2 draws, 7 losses). A budget keeps the answer the same on
-# every machine.
+# node counts as one): on the Python path it covers a depth-6 midgame search and the solves up to
+# ``EXACT_EMPTIES`` (``python -m bench.solve`` without the native engine); natively it buys iterative deepening
+# with no depth cap at a fraction of the Python path's CPU, and wins more games than the Python path's 6 plies
+# (``python -m bench.native_levels --only reversi --games 20 --positions 12``). A budget keeps the answer the
+# same on every machine.
 EXPERT_NODES = 30_000
 # The expert's own limits: the node budget (the server's cap bounds its time).
 EXPERT_LIMITS = Limits(max_nodes=EXPERT_NODES)
@@ -110,11 +106,9 @@ def reach(position: ReversiPosition) -> Reach:
 
 
 # The learned evaluation (``reversi_learned.py``: the hand-written estimate corrected by pattern weights),
-# read from the package once, at start-up, and handed to the native kernel. Measured (``python -m
-# bench.learned_eval --positions 2000 --empties 20-24 --games 100 --rate-positions 6``, native engine): at 100 ms
-# a move the expert's search with it beats the same search with the hand-written evaluation in 99 % of 100
-# games from balanced openings (99 wins, 1 loss); its error against exact solves is 0.52 of the hand-written
-# one's at 20-24 empty squares (5.99 discs against 11.53); it keeps 0.62-0.82 of the node rate (runs vary).
+# read from the package once, at start-up, and handed to the native kernel. ``python -m bench.learned_eval
+# --positions 2000 --empties 20-24 --games 100 --rate-positions 6`` measures it against the hand-written one
+# (accuracy against exact values, a match at 100 ms a move, the node rate); the Reversi page gives the figures.
 LEARNED = reversi_learned.shipped()
 LEARNED.hand_to_native()  # the native kernel's table: once, here (False without the engine: nothing to hand)
 

@@ -115,12 +115,13 @@ def _last(me: int, opp: int, empty: int, alpha: int, beta: int, passed: bool, ge
 # kernel and its exact endgame) gives the same values (tested), far faster.
 
 # With at most this many empty squares an 8x8 solve goes to the native engine in one call (``bench.solve``,
-# ``service/learn``; the expert itself searches natively whenever the engine is there). Measured
-# (``python -m bench.native``): FFO #40-#44 (20-23 empties) take 2-12 s each.
+# ``service/learn``; the expert itself searches natively whenever the engine is there): the FFO proofs of
+# ``python -m bench.native`` at 20-23 empties take seconds each.
 NATIVE_EMPTIES = 20
 # Native nodes per search node. The search's node count (and so every node budget) is in Python search
-# nodes, each ~40-100 times the CPU of a native node; counting a native node as 1/100 keeps a budget about
-# the same CPU time when this plug-in proves a subtree natively inside a Python search.
+# nodes, each some hundred times the CPU of a native node (``python -m bench.native``'s nodes per CPU second);
+# counting a native node as 1/100 keeps a budget about the same CPU time when this plug-in proves a subtree
+# natively inside a Python search.
 NATIVE_NODE_WEIGHT = 100
 
 

@@ -2,14 +2,14 @@
 it rather than being refused, and a BestMove refused with 429 gets its answer only after a hold.
 
 Why. A client that ignores ``Retry-After`` calls again the moment its 429 arrives. Refusing costs the gateway
-a request's whole path through Flask, on the same cores and interpreter as the rules calls, so 64 such
-clients made it answer about 2,000 refusals a second and the legal-move calls waited behind them (p99 8 to 33
-times idle in ``python -m bench --only soak``). Making the refusal cheaper does not help: a closed loop of
-clients spends whatever the gateway saves on more refusals. Not answering at once does: a best move waits for
-a place in the worker's share (``gateway._search_share``), as it would in the server's queue, until its
-deadline is near; and a refusal (the server's queue is full, or no place freed in time) is held for the
-``Retry-After`` the client is about to be told. A client then calls at most once per hold, however it treats
-the header, and one that honours it waits no longer than it would have anyway.
+a request's whole path through Flask, on the same cores and interpreter as the rules calls, so a few dozen
+such clients made it answer thousands of refusals a second and the legal-move calls waited behind them
+(``python -m bench --only soak --part flood --gateway-pacing off,on`` measures it). Making the refusal cheaper
+does not help: a closed loop of clients spends whatever the gateway saves on more refusals. Not answering at
+once does: a best move waits for a place in the worker's share (``gateway._search_share``), as it would in the
+server's queue, until its deadline is near; and a refusal (the server's queue is full, or no place freed in
+time) is held for the ``Retry-After`` the client is about to be told. A client then calls at most once per
+hold, however it treats the header, and one that honours it waits no longer than it would have anyway.
 
 Every wait ends early enough for the caller's deadline: the answer leaves at least ``MARGIN_S`` before it, so
 a caller with a short deadline still reads a 429 (with its ``Retry-After``) and not a timeout.

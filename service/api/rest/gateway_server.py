@@ -331,7 +331,7 @@ def main(argv: list[str] | None = None) -> int:
         port=port,
         workers=max(1, args.workers),
         # Connections beyond the bound wait in the listen backlog. (A bound as low as the threads left whole
-        # keep-alive connections unaccepted: the load benchmark then saw p99 of 3 s at 32 and 128 clients.)
+        # keep-alive connections unaccepted: the load benchmark's p99 then rose to seconds with many clients.)
         backpressure=max(1, args.max_connections),
         http1_settings=HTTP1Settings(header_read_timeout=max(1, round(args.header_timeout_s * 1000))),
         websockets=False,

@@ -389,12 +389,10 @@ class KalahPosition(Position):
 
 
 # Weights of ``evaluate``, in seeds. The free-move and capture terms are older (they beat the plain store
-# difference in self-play). The seeds-on-side term was measured for issue 7 by self-play of ``hard`` variants
-# at a fixed node budget, 60 games each on 30 seeded openings of 2-4 random plies, colours swapped, against
-# the evaluation without it (W-D-L for the variant): weight 1.0 x the share of seeds stored 32-5-23 at 3,000
-# nodes a move and 30-4-26 at 10,000; 0.5 x that share 32-3-25; 2.0 x 18-2-40; a fixed 1/4 27-9-24.
-# Subtracting the opponent's capture threats (x 0.5) went 24-11-25, raising the free-move and capture weights
-# by half 28-1-31: neither was kept.
+# difference in self-play). The seeds-on-side term won the self-play of ``hard`` variants at a fixed node budget
+# (seeded openings, colours swapped) against the evaluation without it, at this weight and not at half or twice
+# it; subtracting the opponent's capture threats, or raising the free-move and capture weights by half, did not
+# win, and neither was kept (``python -m bench.strength --only kalah`` plays such matches).
 _FREE_WEIGHT = 1.0
 _CAPTURE_WEIGHT = 0.5
 _SIDE_WEIGHT = 1.0

@@ -16,9 +16,9 @@
  *   table's move first), which proves faster than history. Neither changes a value, only the cost.
  * - the proof iteration (solve mode, to the end of the game) plays every child of a node first: a child whose
  *   table entry already reaches beta cuts the node off, one proved no better than alpha is not searched
- *   (enhanced transposition cutoffs: Kalah(6,3) proved in 2.0 M nodes instead of 3.3 M, FFO #43 in a fifth
- *   fewer); and it keys its table by the kernel's proof key where it has one (Kalah: the pits alone, the
- *   store margin added back: 2.0 M nodes instead of 5.7 M).
+ *   (enhanced transposition cutoffs: fewer nodes on the proofs of ``python -m bench.native``); and it keys its
+ *   table by the kernel's proof key where it has one (Kalah: the pits alone, the store margin added back,
+ *   which shares one entry among positions that differ only by seeds already stored).
  *
  * Unlike the Python search the table is an array of entries keyed by the kernel's 64-bit hash, allocated
  * at the start of a call and freed at its end (nothing survives a call: the service is stateless); it starts
@@ -54,7 +54,7 @@ static const gr_kernel *const KERNELS[] = {&gr_reversi_kernel, &gr_kalah_kernel,
 #define ASPIRATION_FROM 3
 #define POLL_EVERY 1024
 #define TT_FIRST (1 << 16) /* the table's first size in entries (it grows: tt_grow) */
-#define TT_MIN_DEPTH 3 /* measured on Reversi midgames: depth 9 in a fifth less time than with 1 */
+#define TT_MIN_DEPTH 3 /* faster on Reversi midgames than storing every node (``python -m bench.native``) */
 
 /* A table entry's bounds (EMPTY: a free slot; BOUNDS: a lower and an upper one). */
 enum { EMPTY = 0, EXACT = 1, LOWER = 2, UPPER = 3, BOUNDS = 4 };
@@ -204,7 +204,7 @@ static tt_entry *tt_probe(ctx *c, uint64_t key) {
 
 /* A zeroed table of size entries, in huge pages where the system gives them: a proof's probes land all over
  * a table of tens or hundreds of megabytes, and with small pages nearly each one also misses the TLB
- * (measured on a Kalah(5,3) proof of 6.5 M nodes: a quarter of its time). Pages come lazily, zeroed. */
+ * (a large share of a long proof's time, ``python -m bench.native``'s Kalah proof). Pages come lazily, zeroed. */
 static tt_entry *tt_alloc(uint64_t size) {
     size_t bytes = (size_t)size * sizeof(tt_entry);
     void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);

@@ -185,7 +185,7 @@ static int kl_plies_left(const void *s) { return ((const kl_state *)s)->to_move 
 const gr_kernel gr_kalah_kernel = {
     "kalah", sizeof(kl_state), kl_to_move, kl_moves, kl_play, kl_hash, kl_evaluate, kl_final_value,
     /* A proof keeps the hint order (extra turns first, then captures): history and killers, which number pits
-     * from each mover's own left, order Kalah's proofs badly (Kalah(6,3): proved in 2.0 M nodes with the
-     * hints; re-sorted by history, not proved after 100 M). */
+     * from each mover's own left, order Kalah's proofs badly (Kalah(6,3), ``python -m bench.native``: proved
+     * with the hints, not within many times the nodes re-sorted by history). */
     kl_plies_left, NULL, 1, kl_bounds, .proof_key = kl_proof_key,
 };
