@@ -18,10 +18,14 @@ from __future__ import annotations
 import math
 from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Generic, TypeVar
 
 from service.core.errors import InvalidOption
 from service.core.values import Event, Move, MoveGroup, OptionSpec, Outcome
+
+# A game's own kind of move (an int square, pit, line or cell; a tuple of cells): each engine's Position names it,
+# ``ReversiPosition(Position[ReversiMove])``, and a bare ``Position`` is any game's.
+MoveT = TypeVar("MoveT", bound=Move)
 
 MAX_OPTION_TEXT = 8192  # characters in a string option; the largest real layout is far below this
 MAX_OPTION_CELLS = 1024  # names in a cells option
@@ -32,7 +36,7 @@ def is_int(value: Any) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
-class Position(ABC):
+class Position(ABC, Generic[MoveT]):
     """One position of one game: immutable, hashable, equal iff the positions are the same."""
 
     __slots__ = ()
@@ -53,27 +57,27 @@ class Position(ABC):
         """The structured form: a dict whose keys are the proto message's field names (snake_case)."""
 
     @abstractmethod
-    def legal_moves(self) -> list[Move]:
+    def legal_moves(self) -> list[MoveT]:
         """Every legal move of the seat to move, in a stable order (board order); [] once the game is over."""
 
     @abstractmethod
-    def parse_move(self, text: str) -> Move:
+    def parse_move(self, text: str) -> MoveT:
         """Read a move in notation. InvalidMove if malformed; legality is ``apply``'s business."""
 
     @abstractmethod
-    def move_from_fields(self, fields: Mapping[str, Any]) -> Move:
+    def move_from_fields(self, fields: Mapping[str, Any]) -> MoveT:
         """Read a move from its structured form (keys = the proto move message's field names)."""
 
     @abstractmethod
-    def move_notation(self, move: Move) -> str:
+    def move_notation(self, move: MoveT) -> str:
         """The canonical notation of a move (round-trips through ``parse_move``)."""
 
     @abstractmethod
-    def move_to_fields(self, move: Move) -> dict[str, Any]:
+    def move_to_fields(self, move: MoveT) -> dict[str, Any]:
         """The structured form of a move."""
 
     @abstractmethod
-    def apply(self, move: Move) -> tuple[Position, list[Event]]:
+    def apply(self, move: MoveT) -> tuple[Position[MoveT], list[Event]]:
         """Play a move after checking it (GameOverError, IllegalMove): the next position and what happened,
         forced passes and the end of the game included."""
 
@@ -88,11 +92,11 @@ class Position(ABC):
     # --- for the search: fast and unchecked ---
 
     @abstractmethod
-    def play(self, move: Move) -> Position:
+    def play(self, move: MoveT) -> Position[MoveT]:
         """``apply`` without checks or events. The move must come from ``legal_moves`` or ``search_moves``."""
 
     @abstractmethod
-    def search_moves(self) -> Sequence[Move]:
+    def search_moves(self) -> Sequence[MoveT]:
         """The moves a search considers, best first by cheap hints: ``legal_moves`` reordered, or a sound
         reduction of them (Dots and Boxes' chain rules), or a capped selection (see ``search_moves_complete``)."""
 
@@ -111,7 +115,7 @@ class Position(ABC):
         """How many legal moves there are; an engine overrides it where counting beats listing."""
         return len(self.legal_moves())
 
-    def legal_moves_page(self, start: int, count: int) -> list[Move]:
+    def legal_moves_page(self, start: int, count: int) -> list[MoveT]:
         """Moves ``start .. start+count-1`` of the order of ``legal_moves``: the one paging rule of every game
         (a negative start counts as 0; no count, no moves)."""
         start = max(start, 0)
@@ -119,7 +123,7 @@ class Position(ABC):
             return []
         return self.moves_slice(start, count)
 
-    def moves_slice(self, start: int, count: int) -> list[Move]:
+    def moves_slice(self, start: int, count: int) -> list[MoveT]:
         """``legal_moves()[start:start + count]`` for ``start >= 0, count > 0``; an engine whose move lists
         are huge (Strands) overrides it to build only that slice."""
         return self.legal_moves()[start : start + count]

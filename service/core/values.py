@@ -5,13 +5,14 @@ Nothing here knows a game, the search or the transport; every other package may 
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Hashable
 from dataclasses import dataclass, field
 from typing import Any, Literal, get_args
 
 # A move as an engine sees it: a small hashable value the engine chooses (an int square, pit or line, a tuple
-# of cells). Typed Any so that each engine's methods can name their own kind of move.
-Move = Any
+# of cells). Each engine names its own (``ReversiMove``...), and its Position is generic in it
+# (``contract.Position[MoveT]``); code that knows no game holds moves as ``Move``.
+Move = Hashable
 
 # Closed vocabularies: the only words these fields take, here and in the API (the OpenAPI document lists them as
 # enums from these tuples; mypy holds the engines to them).

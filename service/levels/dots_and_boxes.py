@@ -87,7 +87,7 @@ def _setup_move(position: DotsAndBoxesPosition, rng: Any, top_n: int) -> SearchR
     )
 
 
-def _easy_key(position: Any, move: Any) -> float:
+def _easy_key(position: DotsAndBoxesPosition, move: Any) -> float:
     # A beginner takes a box when one is there, avoids handing one over, and otherwise draws anywhere;
     # at the pie choice it takes the colour the static estimate favours (seat 2 holds B after keep).
     if move < 0:
@@ -105,13 +105,13 @@ def _easy_key(position: Any, move: Any) -> float:
     return value
 
 
-def _easy(position: Any, budget: Budget, rng: Any, top_n: int, stop: Deadline) -> SearchResult:
+def _easy(position: DotsAndBoxesPosition, budget: Budget, rng: Any, top_n: int, stop: Deadline) -> SearchResult:
     if position.phase == "setup":
         return _setup_move(position, rng, top_n)
     return greedy(position, _easy_key, rng, top_n, moves=position.legal_moves())
 
 
-def _medium(position: Any, budget: Budget, rng: Any, top_n: int, stop: Deadline) -> SearchResult:
+def _medium(position: DotsAndBoxesPosition, budget: Budget, rng: Any, top_n: int, stop: Deadline) -> SearchResult:
     if position.phase == "setup":
         return _setup_move(position, rng, top_n)
     salt = rng.getrandbits(32)
@@ -127,7 +127,7 @@ def _medium(position: Any, budget: Budget, rng: Any, top_n: int, stop: Deadline)
     return search(position, budget.limits, stop=stop, top_n=top_n, rng=rng, evaluate=evaluate)
 
 
-def _hard(position: Any, budget: Budget, rng: Any, top_n: int, stop: Deadline) -> SearchResult:
+def _hard(position: DotsAndBoxesPosition, budget: Budget, rng: Any, top_n: int, stop: Deadline) -> SearchResult:
     """A proof first where it looks affordable within its share of the budget (``_proof``), then the chain search
     with what is left, and the seeded choice in the opening of a game played."""
     if position.phase == "setup":
@@ -146,7 +146,9 @@ def _hard(position: Any, budget: Budget, rng: Any, top_n: int, stop: Deadline) -
     return choice.pick(found, top_n)
 
 
-def _proof(position: Any, budget: Budget, top_n: int, stop: Deadline) -> tuple[SearchResult | None, int | None]:
+def _proof(
+    position: DotsAndBoxesPosition, budget: Budget, top_n: int, stop: Deadline
+) -> tuple[SearchResult | None, int | None]:
     """(the proved answer, or one the caller stopped, or None; the nodes of the budget a proof spent, None when
     none was tried). A proof is tried where it looks affordable: natively in the core's solve mode within
     ``PROOF_NODE_SHARE`` of the node budget or ``PROOF_TIME_SHARE`` of the time; in Python with the exact solver

@@ -9,8 +9,8 @@ The limits it takes are the call's ``Budget.limits`` (``budget.py``: the budget 
 from __future__ import annotations
 
 import time
-from typing import Any
 
+from service.core.contract import Position
 from service.core.values import Limits, SearchResult, StopSignal
 from service.levels.budget import TRY_SHARE, Budget, Plan
 from service.native import engine
@@ -26,7 +26,7 @@ NATIVE_NODE_WEIGHT = 1
 
 
 def native_search(
-    position: Any,
+    position: Position,
     limits: Limits,
     stop: StopSignal,
     top_n: int,
@@ -49,7 +49,7 @@ def native_search(
 
 
 def planned_search(
-    position: Any,
+    position: Position,
     budget: Budget,
     plan: Plan,
     stop: StopSignal,

@@ -55,16 +55,16 @@ def margin_now(position: PetakSawahPosition, seat: int) -> float:
     return float(points1 - points2 if seat == 1 else points2 - points1)
 
 
-def _margin_after(position: Any, move: Any) -> float:
+def _margin_after(position: PetakSawahPosition, move: Any) -> float:
     seat = position.to_move
     return margin_now(position.play(move), seat)
 
 
-def _easy(position: Any, budget: Budget, rng: Random, top_n: int, stop: Deadline) -> SearchResult:
+def _easy(position: PetakSawahPosition, budget: Budget, rng: Random, top_n: int, stop: Deadline) -> SearchResult:
     return greedy(position, _margin_after, rng, top_n, moves=position.legal_moves())
 
 
-def _medium(position: Any, budget: Budget, rng: Random, top_n: int, stop: Deadline) -> SearchResult:
+def _medium(position: PetakSawahPosition, budget: Budget, rng: Random, top_n: int, stop: Deadline) -> SearchResult:
     choice = variety.choose(rng, stop, MARGIN, top_n, budget.varied)
     return choice.pick(search(position, budget.limits, stop=stop, top_n=choice.width, rng=rng), top_n)
 
@@ -77,7 +77,7 @@ def reach(position: PetakSawahPosition) -> Reach:
     return Reach(HARD_SOLVE_EMPTIES, SOLVE_AT, SOLVE_AT_MS, SOLVE_GROWTH)
 
 
-def _hard(position: Any, budget: Budget, rng: Random, top_n: int, stop: Deadline) -> SearchResult:
+def _hard(position: PetakSawahPosition, budget: Budget, rng: Random, top_n: int, stop: Deadline) -> SearchResult:
     """The search under the level's node budget, or the caller's time when given (the native search engine
     when it takes the board, else the Python search); the solve mode within ``reach`` of the end (a proof tried
     first a little further where a generous time allows: ``Budget.plan``); then, in the opening

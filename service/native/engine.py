@@ -28,6 +28,7 @@ from typing import Any
 
 from service import native as kernels
 from service.core import GameOverError, Limits, ScoredMove, SearchResult, Stop, StopSignal, as_stop
+from service.core.contract import Position
 
 LIBRARY = "gamerules_native"
 
@@ -175,7 +176,7 @@ def adapter_for(game_id: str) -> ModuleType | None:
 _NOT_ADAPTERS = frozenset({"engine", "mcts"})  # this package's own modules
 
 
-def adapter_of(position: Any) -> ModuleType | None:
+def adapter_of(position: Position) -> ModuleType | None:
     """The adapter of ``position``'s game (``adapter_for``), or None."""
     return adapter_for(position_game(position))
 
@@ -185,7 +186,7 @@ def available(game_id: str | None = None) -> bool:
     return _function("gr_search") is not None and (game_id is None or adapter_for(game_id) is not None)
 
 
-def holds(position: Any) -> bool:
+def holds(position: Position) -> bool:
     """Whether ``search`` takes ``position``: the engine is available and its game's kernel holds the board."""
     found = adapter_of(position)
     return found is not None and available() and found.pack(position) is not None
@@ -203,7 +204,7 @@ class Kernel:
         self.state_size = _function("gr_state_size")(self._name)  # type: ignore[misc]
         self._moves = ctypes.c_int32 * 256
 
-    def pack(self, position: Any, learned: bool = False) -> bytes | None:
+    def pack(self, position: Position, learned: bool = False) -> bytes | None:
         return _pack(self.adapter, position, learned)
 
     def to_move(self, state: bytes) -> int:
@@ -294,7 +295,7 @@ def stop_reason(reason: str, stop: Stop | None, fired: Any) -> str:
 
 
 def search(
-    position: Any,
+    position: Position,
     limits: Limits | None = None,
     *,
     stop: StopSignal | None = None,
@@ -377,7 +378,7 @@ def _reporter(on_iteration: Any, answer: _Answering, flag: StopFlag, raised: lis
     return _Report(report)
 
 
-def _pack(adapter: Any, position: Any, learned: bool) -> bytes | None:
+def _pack(adapter: Any, position: Position, learned: bool) -> bytes | None:
     """The adapter's state of ``position``; ``learned`` asks for its learned evaluation (ValueError for a game
     whose kernel has none)."""
     if not learned:
@@ -387,7 +388,7 @@ def _pack(adapter: Any, position: Any, learned: bool) -> bytes | None:
     return adapter.pack(position, learned=True)  # type: ignore[no-any-return]
 
 
-def position_game(position: Any) -> str:
+def position_game(position: Position) -> str:
     """The id of the game a position belongs to: its engine's package (``service.engines.<game>``) with the
     id's hyphens; "" for anything else."""
     parts = type(position).__module__.split(".")
@@ -400,7 +401,7 @@ class _Answering:
     the kernel's, native nodes by their weight, and nothing proved where the root's moves were capped
     (``complete`` false: Strands' candidate covers), as the Python search answers."""
 
-    position: Any
+    position: Position
     adapter: Any
     began: float
     weight: int

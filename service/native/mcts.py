@@ -20,6 +20,7 @@ from typing import Any
 
 from service import native as kernels
 from service.core import GameOverError, Limits, ScoredMove, SearchResult, StopSignal, as_stop
+from service.core.contract import Position
 from service.native.engine import LIBRARY, StopFlag, _ends, adapter_for, adapter_of, run_watched, stop_reason
 
 DEFAULT_ITERATIONS = 1000  # with neither a node nor a time limit (service.search.mcts.DEFAULT_ITERATIONS)
@@ -80,7 +81,7 @@ def available(game_id: str) -> bool:
 
 
 def mcts(
-    position: Any,
+    position: Position,
     limits: Limits | None = None,
     *,
     stop: StopSignal | None = None,
@@ -155,7 +156,7 @@ def mcts(
     return _answer(position, adapter, result, reason, began)
 
 
-def _answer(position: Any, adapter: Any, result: _Result, reason: str, began: float) -> SearchResult:
+def _answer(position: Position, adapter: Any, result: _Result, reason: str, began: float) -> SearchResult:
     def out(move: int) -> Any:
         return adapter.move_out(position, move)
 

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from service import core
+from service.core.contract import Position
 from service.render.svg import Theme
 
 LETTERS = string.ascii_lowercase
@@ -26,7 +27,7 @@ class Step:
 
 @dataclass(frozen=True, slots=True)
 class View:
-    position: Any
+    position: Position
     fields: dict[str, Any]
     options: Any  # service.render.RenderOptions
     theme: Theme

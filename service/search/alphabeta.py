@@ -38,6 +38,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from service.core.contract import Position
 from service.core.errors import GameOverError
 from service.core.values import Limits, Move, ScoredMove, SearchResult, StopSignal
 from service.search.deadline import Deadline, given_limit, never
@@ -68,7 +69,7 @@ class _Answer:
 
 
 def search(
-    position: Any,
+    position: Position,
     limits: Limits | None = None,
     *,
     stop: StopSignal = never,
@@ -139,7 +140,7 @@ def _unproved(report: Callable[[SearchResult], None]) -> Callable[[SearchResult]
     return unproved
 
 
-def _solve_depth(position: Any, max_depth: int | None) -> int:
+def _solve_depth(position: Position, max_depth: int | None) -> int:
     """The depth solve mode leaps to: the engine's ``plies_left()`` bound, capped by ``max_depth``."""
     bound = position.plies_left()
     if bound is None:

@@ -11,7 +11,9 @@ from service.core.errors import GameOverError
 from service.core.values import Move, ScoredMove, SearchResult
 
 
-def static_value(position: Any, move: Move, seat: int, evaluate: Callable[[Any, int], float] | None = None) -> float:
+def static_value(
+    position: Position, move: Move, seat: int, evaluate: Callable[[Any, int], float] | None = None
+) -> float:
     """The value of ``move`` for ``seat`` without search: the final margin if it ends the game, else the
     evaluation of the position after it (used when a search is stopped before it finished anything)."""
     child = position.play(move)

@@ -25,6 +25,7 @@ import random
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from service.core.contract import Position
 from service.core.errors import GameOverError
 from service.core.values import Limits, Move, ScoredMove, SearchResult, StopSignal
 from service.search.deadline import Deadline, never
@@ -41,7 +42,7 @@ class _Node:
 
     __slots__ = ("children", "margin", "move", "mover", "moves", "position", "visits", "wins")
 
-    def __init__(self, position: Any, move: Move, mover: int) -> None:
+    def __init__(self, position: Position, move: Move, mover: int) -> None:
         self.position = position
         self.move = move
         self.mover = mover  # the seat that played ``move`` (0 at the root)
@@ -57,7 +58,7 @@ def _rank(node: _Node) -> tuple[int, float]:
 
 
 def mcts(
-    position: Any,
+    position: Position,
     limits: Limits | None = None,
     *,
     stop: StopSignal = never,
@@ -167,7 +168,7 @@ def _back_up(root: _Node, path: list[_Node], end: Any) -> None:
 
 
 def _answer(
-    position: Any, root: _Node, seat: int, top_n: int, iterations: int, max_depth: int, reason: str
+    position: Position, root: _Node, seat: int, top_n: int, iterations: int, max_depth: int, reason: str
 ) -> SearchResult:
     """The most visited root move, its mean margin, the line along the most visited children."""
     ranked = sorted(root.children, key=_rank, reverse=True)  # stable: the engine's order breaks full ties

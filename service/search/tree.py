@@ -13,6 +13,7 @@ from collections import defaultdict
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from service.core.contract import Position
 from service.core.values import Move
 from service.search.deadline import Deadline
 from service.search.plugins import Plugins
@@ -97,7 +98,7 @@ class Tree:
         while len(self.line) <= depth:
             self.line.append(_NO_LINE)
 
-    def leaf(self, pos: Any, seat: int) -> float:
+    def leaf(self, pos: Position, seat: int) -> float:
         return pos.evaluate(seat) if self.evaluate is None else self.evaluate(pos, seat)
 
     def budget(self) -> int | None:
@@ -105,19 +106,19 @@ class Tree:
         cap = self.deadline.max_nodes
         return None if cap is None else max(0, cap - self.nodes)
 
-    def store(self, pos: Any, depth: int, value: float, flag: int, move: Move, proved: bool) -> None:
+    def store(self, pos: Position, depth: int, value: float, flag: int, move: Move, proved: bool) -> None:
         tt = self.tt
         if len(tt) < self.tt_cap or pos in tt:
             tt[pos] = (depth, value, flag, move, proved)
 
-    def finished(self, child: Any, seat: int) -> float:
+    def finished(self, child: Position, seat: int) -> float:
         """A finished child's value for ``seat``, counted as a node."""
         if self.expired(self.nodes):
             raise Stopped
         self.nodes += 1
         return child.final_value(seat)  # type: ignore[no-any-return]
 
-    def ask_plugins(self, pos: Any, depth: int, alpha: float, beta: float, ply: int) -> tuple[float, bool] | None:
+    def ask_plugins(self, pos: Position, depth: int, alpha: float, beta: float, ply: int) -> tuple[float, bool] | None:
         """The value of ``pos`` from a plug-in that takes the node, or None to search it here (a subtree's
         value inside the window brings its line along, as the node's at ``ply``)."""
         subtree = self.plugins.subtree
@@ -142,7 +143,9 @@ class Tree:
                 return small[0], True
         return None
 
-    def probe(self, pos: Any, depth: int, alpha: float, beta: float) -> tuple[Move | None, tuple[float, bool] | None]:
+    def probe(
+        self, pos: Position, depth: int, alpha: float, beta: float
+    ) -> tuple[Move | None, tuple[float, bool] | None]:
         """The table's move for ``pos``, and its value when the entry already answers the window."""
         entry = self.tt.get(pos)
         if entry is None:
@@ -181,7 +184,7 @@ class Tree:
         return ordered, tt_move
 
     def refute(
-        self, pos: Any, seat: int, depth: int, beta: float, ordered: list[Move], children: list[Any]
+        self, pos: Position, seat: int, depth: int, beta: float, ordered: list[Move], children: list[Position]
     ) -> tuple[float, bool] | None:
         """Enhanced transposition cutoff: a child after the first whose finished value or table entry already
         reaches ``beta`` refutes ``pos`` without a search."""
@@ -212,7 +215,7 @@ class Tree:
         return None
 
     def child(
-        self, child: Any, seat: int, depth: int, alpha: float, beta: float, full: bool, ply: int
+        self, child: Position, seat: int, depth: int, alpha: float, beta: float, full: bool, ply: int
     ) -> tuple[float, bool]:
         """A child's value for ``seat`` (the parent's), PVS-style: a null window first unless ``full``. The
         sign flips only when the seat to move changes (extra turns, passes)."""
@@ -232,7 +235,7 @@ class Tree:
         v, proved = self.node(child, depth, -beta, -alpha, ply)
         return -v, proved
 
-    def node(self, pos: Any, depth: int, alpha: float, beta: float, ply: int) -> tuple[float, bool]:
+    def node(self, pos: Position, depth: int, alpha: float, beta: float, ply: int) -> tuple[float, bool]:
         """Value of ``pos`` for its seat to move, fail-soft within (alpha, beta), and whether it is proved."""
         if self.expired(self.nodes):
             raise Stopped
@@ -259,7 +262,15 @@ class Tree:
         return self.moves(pos, seat, depth, alpha, beta, ply, ordered, tt_move)
 
     def moves(
-        self, pos: Any, seat: int, depth: int, alpha: float, beta: float, ply: int, ordered: list[Move], tt_move: Any
+        self,
+        pos: Position,
+        seat: int,
+        depth: int,
+        alpha: float,
+        beta: float,
+        ply: int,
+        ordered: list[Move],
+        tt_move: Move | None,
     ) -> tuple[float, bool]:
         """``node``'s loop over its ordered moves: the best value, killers and history on a cutoff, the table."""
         child_depth = depth - 1
@@ -356,7 +367,7 @@ class Tree:
                 break
         return walk.line
 
-    def known_best(self, pos: Any, value: float, left: int, proved: bool) -> Move | None:
+    def known_best(self, pos: Position, value: float, left: int, proved: bool) -> Move | None:
         """A move of ``pos`` whose child is shown worth at least ``value`` (the value of ``pos`` for its seat to
         move), which makes it a best move: the only move, or one whose end or table entry at ``left`` plies
         (or proved; in a proof only proved) shows it; None when none is shown. (Not the endgame plug-in: a node

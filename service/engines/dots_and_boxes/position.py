@@ -27,6 +27,9 @@ from service.core.values import Event, Outcome
 from service.engines.dots_and_boxes.chains import estimate_rest, play_moves
 from service.engines.dots_and_boxes.geometry import Geometry
 
+# A Dots and Boxes move: a line's number (``geometry``), or a pie-rule word ``STOP``, ``KEEP``, ``SWAP``.
+Move = int
+
 STOP, KEEP, SWAP = -1, -2, -3
 _WORDS = {STOP: "stop", KEEP: "keep", SWAP: "swap"}
 _WORD_MOVES = {word: move for move, word in _WORDS.items()}
@@ -41,7 +44,7 @@ def plural(count: int, word: str) -> str:
     return f"{count} {word}" if count == 1 else f"{count} {word}es" if word == "box" else f"{count} {word}s"
 
 
-class DotsAndBoxesPosition(Position):
+class DotsAndBoxesPosition(Position[Move]):
     """A Dots and Boxes position: lines drawn, boxes of each colour, colour to move, seat of A, pie phase."""
 
     __slots__ = ("_a", "_a_seat", "_b", "_colour", "_geo", "_hash", "_lines", "_phase", "_pie", "_to_move")
@@ -202,7 +205,7 @@ class DotsAndBoxesPosition(Position):
 
     # --- moves --------------------------------------------------------------------------------------
 
-    def legal_moves(self) -> list[Any]:
+    def legal_moves(self) -> list[Move]:
         """Undrawn lines in line-number order; in the setup ``stop`` last (once a line is drawn); in the
         choice ``keep`` then ``swap``."""
         phase = self._phase
@@ -260,12 +263,12 @@ class DotsAndBoxesPosition(Position):
         except InvalidMove as error:
             raise InvalidMove(error.message, "line") from None
 
-    def move_notation(self, move: Any) -> str:
+    def move_notation(self, move: Move) -> str:
         if move < 0:
             return _WORDS[move]
         return self._geo.line_names[move]
 
-    def move_to_fields(self, move: Any) -> dict[str, Any]:
+    def move_to_fields(self, move: Move) -> dict[str, Any]:
         if move < 0:
             return {"line": "", "pie": _WORDS[move]}
         return {"line": self._geo.line_names[move], "pie": ""}
@@ -293,7 +296,7 @@ class DotsAndBoxesPosition(Position):
             raise IllegalMove(f"{word} is seat 2's choice after the setup, not allowed {when}", "pie")
         return move
 
-    def apply(self, move: Any) -> tuple[DotsAndBoxesPosition, list[Event]]:
+    def apply(self, move: Move) -> tuple[DotsAndBoxesPosition, list[Event]]:
         if self.to_move == 0:
             raise GameOverError("the game is over: every line is drawn")
         if not is_int(move) or not -3 <= move < self._geo.line_count:
@@ -357,7 +360,7 @@ class DotsAndBoxesPosition(Position):
 
     # --- search hooks -------------------------------------------------------------------------------
 
-    def play(self, move: Any) -> DotsAndBoxesPosition:
+    def play(self, move: Move) -> DotsAndBoxesPosition:
         g = self._geo
         if move < 0:
             if move == STOP:

@@ -8,7 +8,10 @@ from typing import Any
 
 from service.core.contract import Position, is_int
 from service.core.errors import GameOverError, IllegalMove, InvalidMove
-from service.core.values import Event, Move, Outcome
+from service.core.values import Event, Outcome
+
+# A Kalah move: the number of the mover's pit sown, 1 to the pits a side (from the mover's left).
+Move = int
 
 MIN_PITS, MAX_PITS = 1, 12
 MIN_SEEDS, MAX_SEEDS = 1, 12
@@ -65,7 +68,7 @@ def _sow(board: tuple[int, ...], n: int, mover: int, pit: int) -> tuple[list[int
     return b, i, captured
 
 
-class KalahPosition(Position):
+class KalahPosition(Position[Move]):
     """A Kalah position: the holes in sowing order, the seat to move (0 once over), the seeds per pit."""
 
     __slots__ = ("_board", "_hash", "_pits", "_seeds", "_to_move")
@@ -187,13 +190,13 @@ class KalahPosition(Position):
                 raise InvalidMove(f"unknown move field {key!r}: a Kalah move has only 'pit'", str(key))
         return self._check_pit(fields.get("pit", 0), "pit")
 
-    def move_notation(self, move: Any) -> str:
+    def move_notation(self, move: Move) -> str:
         return str(move)
 
-    def move_to_fields(self, move: Any) -> dict[str, Any]:
+    def move_to_fields(self, move: Move) -> dict[str, Any]:
         return {"pit": move}
 
-    def apply(self, move: Any) -> tuple[KalahPosition, list[Event]]:
+    def apply(self, move: Move) -> tuple[KalahPosition, list[Event]]:
         mover = self._to_move
         if not mover:
             raise GameOverError("the game is over: no more moves")
@@ -277,7 +280,7 @@ class KalahPosition(Position):
 
     # --- search hooks -------------------------------------------------------------------------------
 
-    def play(self, move: Any) -> KalahPosition:
+    def play(self, move: Move) -> KalahPosition:
         n, mover = self._pits, self._to_move
         b, last, _ = _sow(self._board, n, mover, move)
         south_left = any(b[0:n])

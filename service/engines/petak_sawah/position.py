@@ -11,6 +11,9 @@ from service.core.errors import GameOverError, IllegalMove, InvalidMove
 from service.core.values import Event, Outcome
 from service.engines.petak_sawah.board import EMPTY, ROCK, Board
 
+# A Petak Sawah move: the index of the cell taken (``board``'s numbering).
+Move = int
+
 # Layout of a position's key, low bits first: rows (4 bits), cols (4), opener - 1 (1), then seat 1's mask,
 # seat 2's mask and the rock mask, ``size`` bits each. The low byte fixes the size, so keys never collide
 # across boards; a move sets one bit, at ``_OWN_SHIFT`` (seat 1) or ``_OWN_SHIFT + size`` (seat 2).
@@ -32,7 +35,7 @@ def _key(board: Board, rocks: int, own1: int, own2: int, opener: int) -> int:
     )
 
 
-class PetakSawahPosition(Position):
+class PetakSawahPosition(Position[Move]):
     """A Petak Sawah position: the board, the rocks, each seat's cells and the opener.
 
     Immutable and hashable. Build one with ``GAME.new_position``, ``GAME.parse_position`` or
@@ -159,7 +162,7 @@ class PetakSawahPosition(Position):
         own = self.own1 if self.to_move == 1 else self.own2
         return (self.board.neighbours[move] & own).bit_count()
 
-    def apply(self, move: Any) -> tuple[PetakSawahPosition, list[Event]]:
+    def apply(self, move: Move) -> tuple[PetakSawahPosition, list[Event]]:
         """Take a cell, with checks; events: ``place``, ``points`` and, after the last cell, ``game_over``."""
         if self.to_move == 0:
             raise GameOverError("the game is over: every cultivable cell is taken", "")

@@ -22,6 +22,9 @@ from service.engines.reversi.bitboards import (
 )
 from service.engines.reversi.evaluation import estimate
 
+# A Reversi move: the index of the square placed on (``bitboards``' numbering), or ``PASS``.
+Move = int
+
 PASS = -1  # the move of a seat with no placement
 
 
@@ -29,7 +32,7 @@ def _colour_name(is_black: bool) -> str:
     return "Black" if is_black else "White"
 
 
-class ReversiPosition(Position):
+class ReversiPosition(Position[Move]):
     """A Reversi position: board size, Black's and White's discs as bitboards, seat to move, Black's seat.
 
     Immutable and hashable; equal iff the notation is equal. Build one with ``GAME.new_position``,
@@ -127,7 +130,7 @@ class ReversiPosition(Position):
 
     # --- moves ---
 
-    def legal_moves(self) -> list[Any]:
+    def legal_moves(self) -> list[Move]:
         """Placements in board order; ``[PASS]`` when only the other seat can place; [] when over."""
         if self.to_move == 0:
             return []
@@ -186,12 +189,12 @@ class ReversiPosition(Position):
             raise InvalidMove(f"{square[:12]!r} is not a square such as 'd3'", "square")
         return self._square(square.lower(), "square")
 
-    def move_notation(self, move: Any) -> str:
+    def move_notation(self, move: Move) -> str:
         if move == PASS:
             return "pass"
         return self._geo.names[move]
 
-    def move_to_fields(self, move: Any) -> dict[str, Any]:
+    def move_to_fields(self, move: Move) -> dict[str, Any]:
         if move == PASS:
             return {"square": "", "is_pass": True}
         return {"square": self._geo.names[move], "is_pass": False}
@@ -218,7 +221,7 @@ class ReversiPosition(Position):
                 raise IllegalMove(f"{self._who(self.to_move)} has no placement and must pass", "")
             raise IllegalMove(f"a disc on {name} would not bracket any opponent disc", "")
 
-    def play(self, move: Any) -> ReversiPosition:
+    def play(self, move: Move) -> ReversiPosition:
         """The position after ``move`` (a legal one), forced passes played: the same as ``apply(move)[0]``."""
         geo = self._geo
         seat = self.to_move
@@ -242,7 +245,7 @@ class ReversiPosition(Position):
             return ReversiPosition(self.size, black, white, seat, self.black_seat, again)
         return ReversiPosition(self.size, black, white, 0, self.black_seat, 0)
 
-    def apply(self, move: Any) -> tuple[ReversiPosition, list[Event]]:
+    def apply(self, move: Move) -> tuple[ReversiPosition, list[Event]]:
         """Check and play ``move``; events: ``place``, ``flip``, then any ``pass`` and ``game_over``.
 
         A ``pass`` move gives one ``pass`` event. A forced pass of the next seat is played here too.

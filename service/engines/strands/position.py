@@ -81,7 +81,7 @@ def _unrank_combination(rank: int, n: int, k: int) -> list[int]:
     return combo
 
 
-class StrandsPosition(Position):
+class StrandsPosition(Position[Move]):
     """A Strands position: layout, Black's and White's stones, the seat to move, the ``exact_count`` rule.
 
     Build positions with ``GAME.new_position`` / ``parse_position`` / ``position_from_fields`` (checked)
@@ -185,7 +185,7 @@ class StrandsPosition(Position):
     def legal_move_count(self) -> int:
         return sum(comb(len(cells), k) for _, cells, low, high in self._move_groups() for k in range(low, high + 1))
 
-    def moves_slice(self, start: int, count: int) -> list[Any]:
+    def moves_slice(self, start: int, count: int) -> list[Move]:
         """Moves ``start .. start+count-1`` of the stable order, unranked: nothing before ``start`` is built."""
         moves: list[Move] = []
         for _, cells, low, high in self._move_groups():
@@ -204,7 +204,7 @@ class StrandsPosition(Position):
                         break
         return moves
 
-    def legal_moves(self) -> list[Any]:
+    def legal_moves(self) -> list[Move]:
         """Every legal move in the stable order. Refused (RulesError) above MAX_LISTED_MOVES: page instead."""
         count = self.legal_move_count()
         if count > MAX_LISTED_MOVES:
@@ -246,10 +246,10 @@ class StrandsPosition(Position):
             raise InvalidMove("cells must be a list of cell names", "cells")
         return self._cells_move(cells, "cells", item_field=True)
 
-    def move_notation(self, move: Any) -> str:
+    def move_notation(self, move: Move) -> str:
         return ",".join(self.layout.names[b] for b in sorted(move))
 
-    def move_to_fields(self, move: Any) -> dict[str, Any]:
+    def move_to_fields(self, move: Move) -> dict[str, Any]:
         return {"cells": [self.layout.names[b] for b in sorted(move)]}
 
     def _check(self, move: object) -> int:
@@ -300,7 +300,7 @@ class StrandsPosition(Position):
             mask |= 1 << b
         return mask
 
-    def apply(self, move: Any) -> tuple[StrandsPosition, list[Event]]:
+    def apply(self, move: Move) -> tuple[StrandsPosition, list[Event]]:
         mask = self._check(move)
         seat = self._to_move
         after = self._after(mask)
@@ -328,7 +328,7 @@ class StrandsPosition(Position):
         full = (black | white) == self.layout.board
         return StrandsPosition(self.layout, black, white, 0 if full else 3 - seat, self.exact_count)
 
-    def play(self, move: Any) -> StrandsPosition:
+    def play(self, move: Move) -> StrandsPosition:
         mask = 0
         for b in move:
             mask |= 1 << b
