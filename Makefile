@@ -43,6 +43,12 @@ GO_EXAMPLE := build/gamerules-example-go
 # generated package's import path (go_package gamerules/gen/go/...) resolves through a link to this checkout.
 GO_ENV := GO111MODULE=off GOFLAGS= GOPATH=$(CURDIR)/build/gopath:/usr/share/gocode GOCACHE=$(CURDIR)/build/gocache
 
+# Each part of the install and of the checks says what it does, and once done how long it took, so a slow
+# fresh clone shows where its time went.
+BEGAN = build/.began-$(subst /,_,$@)
+STEP = @mkdir -p build && echo "make: $(1) ..." && date +%s > $(BEGAN)
+STEPPED = @echo "make: $(1): $$(( $$(date +%s) - $$(cat $(BEGAN)) )) s" && rm -f $(BEGAN)
+
 .PHONY: install browser proto run test lint format typecheck bench lock check-pythons clean examples release-contract tools stubs \
 	client-examples node-example go-example train-reversi
 
@@ -53,13 +59,16 @@ install: $(INSTALLED) $(GENERATED) $(ENGINE) $(WHEELS) browser
 browser:
 	@if command -v chromium >/dev/null && command -v chromedriver >/dev/null; then :; \
 	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
-		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver; \
+		echo "make: chromium for the browser tests ..."; began=$$(date +%s); \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver \
+		&& echo "make: chromium: $$(( $$(date +%s) - began )) s"; \
 	else echo "chromium and chromium-driver are missing and this is not root: the browser tests will skip"; fi
 
 # The virtual environment with every pinned package, and a .pth so `service` and the generated
 # `gamerules.v1` packages import from this checkout; the client library and its `gamerules` command, editable
 # (built from the wheelhouse: its build requirements are pinned too).
 $(INSTALLED): requirements.lock pyproject.toml clients/python/pyproject.toml $(WHEELS)
+	$(call STEP,the virtual environment and the pinned packages)
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --disable-pip-version-check -r requirements.lock
 	$(PY) -m pip install --quiet --disable-pip-version-check --no-deps --no-index --find-links $(WHEELHOUSE) \
@@ -67,22 +76,27 @@ $(INSTALLED): requirements.lock pyproject.toml clients/python/pyproject.toml $(W
 	echo "$(CURDIR)" > $(PURELIB)/gamerules-checkout.pth
 	echo "$(CURDIR)/$(GEN_DIR)" >> $(PURELIB)/gamerules-checkout.pth
 	touch $@
+	$(call STEPPED,the virtual environment and the pinned packages)
 
 # Both packages' runtime and build requirements, resolved against requirements.lock (so at its pins), as wheels.
 $(WHEELS): requirements.lock pyproject.toml clients/python/pyproject.toml
+	$(call STEP,the wheelhouse (every pinned wheel for the offline install tests))
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	rm -rf $(WHEELHOUSE) && $(PY) -m pip download --quiet --disable-pip-version-check --only-binary=:all: \
 		-d $(WHEELHOUSE) -c requirements.lock $$($(PY) -c 'import tomllib; \
 		t = [tomllib.load(open(f, "rb")) for f in ("pyproject.toml", "clients/python/pyproject.toml")]; \
 		print(" ".join(sorted({r for d in t for r in d["project"]["dependencies"] + d["build-system"]["requires"]})))')
 	touch $@
+	$(call STEPPED,the wheelhouse)
 
 # Generated code is never edited or committed: this rule is its only source (the same generator builds the
 # wheels' copies, see setup.py).
 $(GENERATED): $(INSTALLED) $(PROTOS) clients/python/build_protos.py
+	$(call STEP,the generated gamerules.v1 code)
 	rm -rf $(GEN_DIR) && mkdir -p $(GEN_DIR)
 	$(PY) clients/python/build_protos.py $(GEN_DIR) --descriptor-set
 	touch $@
+	$(call STEPPED,the generated gamerules.v1 code)
 
 # The native search engine (service/native/search/: the search core and its game kernels), one library
 # loaded by service/native/engine.py with ctypes (which releases the GIL while a search runs): built code, so it
@@ -90,7 +104,9 @@ $(GENERATED): $(INSTALLED) $(PROTOS) clients/python/build_protos.py
 # search in Python, more slowly. No fused multiply-add (-ffp-contract=off): a kernel's values must be the same
 # doubles as its Python twin's on every machine.
 $(ENGINE): $(ENGINE_SOURCES) $(wildcard service/native/search/*.h) $(GENERATED)
+	$(call STEP,the native search engine)
 	$(CC) -O2 -ffp-contract=off -shared -fPIC -o $@ $(ENGINE_SOURCES) -lm || echo "no C compiler: the search runs in Python"
+	$(call STEPPED,the native search engine)
 
 proto: $(INSTALLED)
 	rm -f $(GENERATED) && $(MAKE) --no-print-directory $(GENERATED) $(ENGINE)
@@ -99,9 +115,12 @@ run: install
 	$(PY) -m service.run --grpc-port $(GRPC_PORT) --http-port $(HTTP_PORT) $(if $(METRICS_PORT),--metrics-port $(METRICS_PORT))
 
 test: install lint client-examples
+	$(call STEP,the tests (pytest prints its own time; pytest -m slow runs the long ones))
 	$(PY) -m pytest -q -p no:cacheprovider
+	$(call STEPPED,the tests)
 
 lint: install
+	$(call STEP,lint (ruff and mypy and buf))
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy service bench
@@ -112,6 +131,7 @@ lint: install
 	$(BIN)/buf breaking build/image.binpb --against "$(RELEASED)" --config proto/buf.yaml --path gamerules/v1 \
 		--error-format=text
 	! command -v gofmt >/dev/null || test -z "$$(gofmt -l clients/examples/go | tee /dev/stderr)"
+	$(call STEPPED,lint)
 
 # Records the contract as released (after `make lint` has checked it against the previous release): every
 # later change is checked against this image. VERSION defaults to pyproject.toml's.
@@ -124,13 +144,17 @@ tools:
 	@missing=$$(for package in $(STUB_PACKAGES); do dpkg -s $$package >/dev/null 2>&1 || echo $$package; done); \
 	if [ -z "$$missing" ]; then exit 0; fi; \
 	if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
-		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $$missing; \
+		echo "make: the Debian packages of the examples ($$missing) ..." >&2; began=$$(date +%s); \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $$missing \
+		&& echo "make: the Debian packages: $$(( $$(date +%s) - began )) s" >&2; \
 	else echo "these Debian packages are missing (make tools installs them as root):" $$missing; exit 1; fi
 
 # The Node example's packages, exactly as its lock file pins them.
 $(NODE_EXAMPLE)/node_modules/.package-lock.json: $(NODE_EXAMPLE)/package-lock.json
+	$(call STEP,the Node example's packages)
 	cd $(NODE_EXAMPLE) && npm ci --no-audit --no-fund
 	touch $@
+	$(call STEPPED,the Node example's packages)
 
 # Go, Java, TypeScript and PHP stubs by buf.gen.yaml (into gen/, the TypeScript into the Node example), and
 # the Node example's REST types from the OpenAPI document the gateway serves (made from the protos and the
@@ -139,20 +163,26 @@ STUBS := gen/.generated
 SERVICE_SOURCES := $(shell find service -name '*.py' -not -path 'service/gen/*')
 stubs: $(STUBS)
 $(STUBS): $(GENERATED) $(PROTOS) buf.gen.yaml $(SERVICE_SOURCES) service/api/rest/examples.json $(NODE_EXAMPLE)/node_modules/.package-lock.json | tools
+	$(call STEP,the other languages' stubs)
 	mkdir -p build && $(CONTRACT_IMAGE) --include_source_info --descriptor_set_out=build/stubs.binpb $(PROTOS)
 	$(BIN)/buf generate build/stubs.binpb --template buf.gen.yaml --path gamerules/v1
 	$(PY) -c 'from service.api.rest.openapi import openapi_json; print(openapi_json())' > $(NODE_EXAMPLE)/src/gen/openapi.json
 	cd $(NODE_EXAMPLE) && node_modules/.bin/openapi-typescript src/gen/openapi.json -o src/gen/openapi.ts
 	touch $@
+	$(call STEPPED,the other languages' stubs)
 
 node-example: $(NODE_EXAMPLE)/dist/main.js
 $(NODE_EXAMPLE)/dist/main.js: $(STUBS) $(wildcard $(NODE_EXAMPLE)/src/*.ts) $(NODE_EXAMPLE)/tsconfig.json
+	$(call STEP,the Node example)
 	rm -rf $(NODE_EXAMPLE)/dist && cd $(NODE_EXAMPLE) && node_modules/.bin/tsc -p tsconfig.json
+	$(call STEPPED,the Node example)
 
 go-example: $(GO_EXAMPLE)
 $(GO_EXAMPLE): $(STUBS) $(wildcard clients/examples/go/*.go)
+	$(call STEP,the Go example)
 	mkdir -p build/gopath/src && ln -sfn $(CURDIR) build/gopath/src/gamerules
 	cd clients/examples/go && $(GO_ENV) go build -o $(CURDIR)/$@ .
+	$(call STEPPED,the Go example)
 
 # The client examples in other languages, built where their tools are (tests/clients/test_other_languages.py
 # runs them against a real server). Why they were not built goes to build/examples.skip: the tests skip with it.
@@ -174,8 +204,8 @@ bench: install
 	$(PY) -m bench
 
 # Fit Reversi's pattern weights (service/learn/reversi.py) into the package's data file, the one the service
-# loads: CONFIG=small takes minutes, CONFIG=large (the default and the shipped file) about 41 minutes on two
-# cores (see CONFIGS there); WORKERS processes label the positions (one per core by default: the same file).
+# loads: CONFIG=small takes minutes, CONFIG=large (the default and the shipped file) the better part of an hour
+# (the training prints what each part took); WORKERS processes label the positions (one per core by default: the same file).
 # Labels come from the native search engine. Seeded: a configuration reproduces its file bit for bit. The labels
 # are kept in build/ as they are made: run again after a stop, it labels only the stages it had not (the same file).
 CONFIG ?= large
