@@ -118,6 +118,20 @@ def test_a_chunked_body_over_the_limit_is_refused_whole(short_gateway: str) -> N
     assert answer.startswith(b"HTTP/1.1 400") and b"REQUEST_TOO_LARGE" in answer, answer[:300]
 
 
+@pytest.mark.parametrize("framing", ["length", "chunked"])
+def test_a_client_that_sends_its_whole_too_large_body_first_reads_the_refusal(short_gateway: str, framing: str) -> None:
+    """The gateway reads and drops the rest of a body it refuses as too large (a proxy's lingering close), so a
+    client that writes everything before it reads, as urllib does, gets the 400 and no broken pipe."""
+    host, _, port = short_gateway.removeprefix("http://").partition(":")
+    body = b"x" * (4 << 20)  # 4 MiB: four times the limit
+    framed = b"%x\r\n%s\r\n0\r\n\r\n" % (len(body), body) if framing == "chunked" else body
+    header = "Transfer-Encoding: chunked" if framing == "chunked" else f"Content-Length: {len(body)}"
+    with socket.create_connection((host, int(port)), timeout=30) as sock:
+        sock.sendall(f"POST /v1/games/reversi:score HTTP/1.1\r\nHost: {host}\r\n{header}\r\n\r\n".encode() + framed)
+        answer = answer_of(sock)
+    assert answer.startswith(b"HTTP/1.1 400") and b"REQUEST_TOO_LARGE" in answer, answer[:300]
+
+
 # --- input both transports refuse ----------------------------------------------------------------------------
 
 

@@ -7,8 +7,10 @@ body before it bothers the application (nginx buffers it; Envoy times each stage
 granian's ASGI interface (``gateway_server``):
 
 - **Body.** Read here, in the worker's event loop, where a waiting body costs no thread: each chunk within
-  ``body_chunk_s``, the whole within ``body_s``, at most ``max_body`` bytes (413 at once beyond, whatever
-  the framing). A body that stalls is answered 408 with ``Connection: close``, counted
+  ``body_chunk_s``, the whole within ``body_s``, at most ``max_body`` bytes (refused beyond, whatever the
+  framing; the rest of such a body, up to ``DRAIN_BYTES`` within ``DRAIN_S``, is read and dropped first, as
+  a proxy's lingering close does, so that a client still sending reads the refusal instead of a broken
+  pipe). A body that stalls is answered 408 with ``Connection: close``, counted
   (``gamerules_gateway_slow_clients_total``) and logged once.
 - **Bounds.** At most ``max_bodies`` bodies are being read at once in a worker; one more is answered 503
   with ``Connection: close`` and ``Retry-After`` before its body is read. The connections themselves are
@@ -48,6 +50,10 @@ Scope = dict[str, Any]
 Receive = Callable[[], Awaitable[dict[str, Any]]]
 Send = Callable[[dict[str, Any]], Awaitable[None]]
 
+# A body refused as too large is read on and dropped, at most this much for at most this long, before the
+# refusal: a client that writes its whole body before it reads (most do) then gets the answer.
+DRAIN_BYTES = 16 << 20
+DRAIN_S = 2.0
 _BUSY = "too many request bodies arriving at this gateway at once; retry shortly"
 _STALLED = "body: did not arrive in time; send the whole body at once (the gateway waits a few seconds for it)"
 
@@ -138,6 +144,7 @@ class Front:
     async def _body(self, scope: Scope, receive: Receive) -> bytes:
         declared = _content_length(scope)
         if declared is not None and declared > self._config.max_body:
+            await _drain(receive, self._config.body_chunk_s)
             raise _TooLarge
         loop = asyncio.get_running_loop()
         end = loop.time() + self._config.body_s
@@ -158,6 +165,8 @@ class Front:
             if chunk:
                 size += len(chunk)
                 if size > self._config.max_body:
+                    if message.get("more_body", False):
+                        await _drain(receive, self._config.body_chunk_s)
                     raise _TooLarge
                 parts.append(chunk)
             if not message.get("more_body", False):
@@ -184,6 +193,24 @@ class Front:
             chunk = await chunks.get()
             more = chunk is not None
             await send({"type": "http.response.body", "body": chunk or b"", "more_body": more})
+
+
+async def _drain(receive: Receive, chunk_s: float) -> None:
+    """Read and drop the rest of a refused body: until its end, ``DRAIN_BYTES``, ``DRAIN_S``, a chunk that
+    takes longer than ``chunk_s``, or the client's leaving, whichever comes first."""
+    loop = asyncio.get_running_loop()
+    end, dropped = loop.time() + DRAIN_S, 0
+    while dropped < DRAIN_BYTES:
+        wait = min(chunk_s, end - loop.time())
+        if wait <= 0:
+            return
+        try:
+            message = await asyncio.wait_for(receive(), wait)
+        except TimeoutError:
+            return
+        if message["type"] == "http.disconnect" or not message.get("more_body", False):
+            return
+        dropped += len(message.get("body", b""))
 
 
 async def _watch_disconnect(receive: Receive, gone: threading.Event) -> None:
