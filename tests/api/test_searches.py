@@ -5,6 +5,7 @@ decided by the queue's rules, not by how fast the box is."""
 
 from __future__ import annotations
 
+import pickle
 import threading
 import time
 from collections.abc import Iterator
@@ -191,3 +192,33 @@ def test_a_caller_is_its_key_else_a_trusted_peers_word_else_its_address() -> Non
     assert callers.identify({}.get, "ipv6:[2001:db8::1]:443", trusted).name == "address:2001:db8::1"
     with pytest.raises(ValueError, match="GAMERULES_TRUSTED_PEERS: 'nonsense'"):
         callers.trusted_networks("10.0.0.0/8, nonsense")
+
+
+class _Streamed(CallerStop):
+    """A streamed analysis's stop signal: it keeps every iteration handed to it."""
+
+    __slots__ = ("end", "iterations", "on_iteration", "reason")
+
+    def __init__(self) -> None:
+        self.end = time.monotonic() + 30
+        self.reason = "deadline"
+        self.iterations: list[core.SearchResult] = []
+        self.on_iteration = self.iterations.append
+
+
+def test_a_streamed_search_takes_no_iteration_an_earlier_search_of_its_slot_left_behind() -> None:
+    """A search process's queue feeds from a thread of its own, which a loaded box runs late: iterations of an
+    earlier search of the slot may still arrive after its answer. They were handed to the next search of the
+    slot (a Kalah line played on a Reversi board: INTERNAL, under load). Each message now names its search."""
+    pool = SearchPool(capacity=1, queue_size=1, mode="process", max_wait_s=20)
+    try:
+        pool.start()
+        left_behind = core.SearchResult(move=99, value=0.0, exact=False, pv=[99, 98, 97], depth=7)
+        pool._updates[0].put((0, pickle.dumps(left_behind)))  # run 0: no search of this pool is numbered so
+        kalah = "4,4,4,4,4,4,0/4,4,4,4,4,4,0 1 seeds=4"
+        stop = _Streamed()
+        answer = pool.run(SearchJob("kalah", kalah, "hard", core.Limits(max_depth=3), 0, 1, stop.end, "deadline"), stop)
+        assert [it.depth for it in stop.iterations] == [1, 2, 3]  # this search's, in order, every one
+        assert all(it.move in range(1, 7) for it in stop.iterations) and answer.move in range(1, 7)
+    finally:
+        pool.close()

@@ -147,6 +147,7 @@ class SearchPool:
         self._executor: futures.Executor | None = None
         self._cancelled: Any = None  # process mode: one shared byte per ticket, set when its caller went away
         self._updates: list[Any] = []  # process mode: one queue per ticket, a streamed analysis's iterations
+        self._runs = itertools.count(1)  # each process-mode search's number: its streamed messages carry it
 
     def run(self, job: SearchJob, stop: CallerStop, caller: str = "") -> core.SearchResult:
         """The search's result; Overloaded when there is no slot in time; the engine's RulesError as raised.
@@ -272,9 +273,10 @@ class SearchPool:
             executor = self._started()
             self._cancelled[ticket] = 0
             updates = self._updates[ticket]
-            future = executor.submit(_search_in_child, job, ticket, streamed)
+            run = next(self._runs)
+            future = executor.submit(_search_in_child, job, ticket, streamed, run)
             try:
-                answer = self._wait(future, stop, ticket, updates if streamed else None)
+                answer = self._wait(future, stop, ticket, updates if streamed else None, run)
             except BrokenProcessPool:
                 self._replace(executor)
                 if attempt == 2:
@@ -286,16 +288,23 @@ class SearchPool:
             return answer
         raise AssertionError("unreachable")  # pragma: no cover
 
-    def _wait(self, future: futures.Future[Any], stop: CallerStop, ticket: int, updates: Any) -> Any:
+    def _wait(self, future: futures.Future[Any], stop: CallerStop, ticket: int, updates: Any, run: int) -> Any:
         """The child's answer, cancelling its search once the caller went away; a streamed analysis's
-        iterations handed to ``stop.on_iteration`` as they come (all of them before the answer)."""
+        iterations handed to ``stop.on_iteration`` as they come (all of them before the answer).
+
+        The child's queue is its slot's, and its feeder thread may still be sending when the answer is in: each
+        message carries its search's ``run``, so one left over from an earlier search of the slot is dropped,
+        and the answer waits (``_STREAM_END_S`` at most) for this search's last iteration and its end."""
+        done_at: float | None = None
         while True:
             if updates is not None:
                 try:
-                    partial = updates.get(timeout=_CANCEL_POLL_S)
+                    owner, partial = updates.get(timeout=_CANCEL_POLL_S)
                 except queue.Empty:
                     pass
                 else:
+                    if owner != run:
+                        continue  # an earlier search's, sent after its answer: not this caller's
                     if partial == _END:
                         updates = None
                     elif stop.on_iteration is not None:
@@ -303,8 +312,10 @@ class SearchPool:
                     if not stop.active():
                         self._cancelled[ticket] = 1
                     continue
-                if future.done():  # the child died before it said the stream ended
-                    return future.result()
+                if future.done():
+                    done_at = done_at or time.monotonic()
+                    if time.monotonic() - done_at > _STREAM_END_S:  # the child died before it ended the stream
+                        return future.result()
             else:
                 try:
                     return future.result(timeout=_CANCEL_POLL_S)
@@ -418,6 +429,9 @@ def _search(job: SearchJob, stop: core.StopSignal) -> core.SearchResult:
 _child_cancelled: Any = None
 _child_updates: list[Any] = []
 _END = "end"  # what a streamed search puts in its queue after its last iteration
+# How long an answer that is in waits for its stream's end still on the way (the child's queue feeds from a
+# thread of its own, which a loaded box runs late).
+_STREAM_END_S = 2.0
 
 
 def _init_child(cancelled: Any, updates: list[Any], nice: int, worker: int, cores: frozenset[int] | None) -> None:
@@ -453,17 +467,17 @@ class _Failure:
         return self.kind(self.message, self.field)
 
 
-def _search_in_child(job: SearchJob, ticket: int, streamed: bool = False) -> core.SearchResult | _Failure:
+def _search_in_child(job: SearchJob, ticket: int, streamed: bool = False, run: int = 0) -> core.SearchResult | _Failure:
     stop = _ChildStop(_child_cancelled, ticket, job.end, job.reason)
     updates = _child_updates[ticket] if streamed else None
     if updates is not None:
         # Each completed iteration, to the worker as it completes: pickled now, as it stands (the queue's
         # own thread would pickle it later, while the search goes on).
-        stop.on_iteration = lambda partial: updates.put(pickle.dumps(partial))
+        stop.on_iteration = lambda partial: updates.put((run, pickle.dumps(partial)))
     try:
         return _search(job, stop)
     except core.RulesError as error:
         return _Failure(type(error), error.message, error.field)
     finally:
         if updates is not None:
-            updates.put(_END)
+            updates.put((run, _END))
