@@ -36,6 +36,7 @@ def free_port() -> int:
 def grpc_address() -> Iterator[str]:
     config = ServerConfig(service=ServiceConfig(max_think_ms=5000, search_slots=2))
     running = create_server(config, address="127.0.0.1:0")
+    running.servicer.start_searches()  # as a server's worker does: no test's deadline pays for a process start
     yield f"127.0.0.1:{running.port}"
     running.shutdown(1)
 

@@ -253,9 +253,12 @@ class SearchPool:
         return min(max(math.ceil(soonest - time.monotonic()), 1), 10)
 
     def start(self) -> None:
-        """Start the search processes or threads now rather than on the first search (a server's worker does,
-        so that no caller waits for a process to start, and its memory is there from the start)."""
-        self._started().submit(_ready).result()
+        """Start every search process or thread now rather than on the first searches (a server's worker does,
+        so that no caller waits for a process to start: on a loaded box that took longer than a 1 s deadline).
+        Jobs handed in at once each start a process of their own, up to ``capacity``."""
+        executor = self._started()
+        for ready in [executor.submit(_ready) for _ in range(self.capacity)]:
+            ready.result()
 
     def close(self) -> None:
         with self._lock:
