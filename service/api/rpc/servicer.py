@@ -13,6 +13,7 @@ import functools
 import hashlib
 import hmac
 import logging
+import math
 import queue
 import random
 import secrets
@@ -48,7 +49,7 @@ from service.core.contract import Game
 from service.core.seeds import seeded_int
 from service.games import REGISTRATIONS, Registration
 from service.levels import GameLevels
-from service.levels.budget import SchedulingLag, answer_margin_s
+from service.levels.budget import LAG_FACTOR, SchedulingLag, answer_margin_s
 from service.levels.driver import sort_alternatives
 from service.levels.review import PlyReview, review
 from service.render import DEFAULT_SIZE, RenderOptions, render
@@ -539,20 +540,33 @@ class GameRulesServicer(pb_grpc.GameRulesServicer):
         played = reviewing.played_game(game, request)
         caller = self._caller(context)
         asked = pb.BestMoveRequest(game=request.game, level=level, purpose="analysis")
+        remaining = context.time_remaining()
+        tail = _ReviewTail(
+            math.inf
+            if remaining is None
+            else started + remaining - answer_margin_s(remaining, self._config.deadline_margin_ms, self._lag.seconds),
+            len(played.moves),
+            lambda: self._lag.seconds,
+        )
 
         def search(position: core.Position) -> core.SearchResult | None:
             """One ply's search in a slot of its own (others' calls take their turns between plies); None
             once the call's deadline leaves no time for one."""
             stop = self._call_stop(context, time.monotonic())
+            if tail.search_end() < stop.end:
+                stop.end, stop.reason = tail.search_end(), "deadline"
             if stop.end - time.monotonic() < searches.MIN_SEARCH_S or not stop.active():
                 return None
             return self._run(_Search(game, position, asked, limits, 1, "analysis", stop, caller))
 
         for item in review(played.positions, played.moves, levels.review_scale, search):
             if isinstance(item, PlyReview):
-                yield reviewing.encode_ply(game, played, item)
+                message = reviewing.encode_ply(game, played, item)
             else:
-                yield reviewing.encode_summary(item, level, (time.monotonic() - started) * 1000)
+                message = reviewing.encode_summary(item, level, (time.monotonic() - started) * 1000)
+            sending = time.monotonic()
+            yield message
+            tail.sent(time.monotonic() - sending)
 
     @_rpc
     def RenderPosition(self, request: pb.RenderPositionRequest, context: grpc.ServicerContext) -> httpbody_pb2.HttpBody:
@@ -572,6 +586,25 @@ class GameRulesServicer(pb_grpc.GameRulesServicer):
         except core.RulesError as error:
             raise from_rules_error(error, "") from None
         return httpbody_pb2.HttpBody(content_type="image/svg+xml", data=image.encode("utf-8"))
+
+
+class _ReviewTail:
+    """When a review's searches must end for the messages still to come (one per ply, reviewed or not, then the
+    summary) to leave before the deadline: ``end`` (the deadline less the whole call's answer margin) less the
+    messages left, each at what sending one has taken so far or at twice the scheduling lag, whichever is more
+    (a burst of messages waits for the core as often). On a loaded box sending one takes milliseconds, and
+    forty unreviewed plies after the last search used to carry the summary past the deadline."""
+
+    def __init__(self, end: float, plies: int, lag: Callable[[], float]) -> None:
+        self._end, self._left, self._lag = end, plies + 1, lag
+        self._sent, self._sending_s = 0, 0.0
+
+    def search_end(self) -> float:
+        each = max(self._sending_s / self._sent if self._sent else 0.0, LAG_FACTOR * self._lag())
+        return self._end - self._left * each
+
+    def sent(self, seconds: float) -> None:
+        self._sent, self._sending_s, self._left = self._sent + 1, self._sending_s + seconds, self._left - 1
 
 
 class _CallStop(searches.CallerStop):
