@@ -18,6 +18,7 @@ import pytest
 from google.protobuf import struct_pb2
 
 from gamerules.v1 import gamerules_pb2 as pb
+from service.api.rest.gateway import MAX_TIMEOUT_S, grpc_timeout
 from service.games import GAMES
 from tests.api.conftest import http, running_gateway
 
@@ -159,7 +160,28 @@ def test_nan_in_grpc_options_is_invalid_argument_naming_the_field(stub) -> None:
     assert refused.value.details().startswith("options.size: must be a finite number")
 
 
-@pytest.mark.parametrize(("timeout", "status"), [("1n", 504), ("999u", 504), ("1000u", 200), ("5S", 200), ("1M", 200)])
+@pytest.mark.parametrize(
+    ("header", "seconds"),
+    [
+        ("1000u", 0.001),
+        ("1m", 0.001),
+        ("2500m", 2.5),
+        ("5S", 5.0),
+        ("1M", 60.0),
+        ("99999999n", 0.099999999),
+        ("1H", 3600),
+    ],
+)
+def test_grpc_timeout_is_read_in_gRPC_s_units(header: str, seconds: float) -> None:
+    """Each unit as gRPC defines it, the 1 ms floor included (a live call of 1 ms would measure the box's load,
+    not the reading); the service's cap still applies to the hour."""
+    assert grpc_timeout(header, 30.0) == pytest.approx(min(seconds, MAX_TIMEOUT_S))
+
+
+# Live: a deadline under the floor is refused at once whatever the load; one of seconds in any unit is served.
+@pytest.mark.parametrize(
+    ("timeout", "status"), [("1n", 504), ("999u", 504), ("5000000u", 200), ("5000m", 200), ("5S", 200), ("1M", 200)]
+)
 def test_grpc_timeout_is_read_in_each_unit(gateway_url: str, timeout: str, status: int) -> None:
     answer = http(gateway_url, "/v1/games/reversi:legalMoves", LEGAL, headers={"Grpc-Timeout": timeout})
     assert answer[0] == status, answer
