@@ -23,7 +23,7 @@ import time
 from typing import Any
 
 from service.api.rpc.servicer import ServiceConfig
-from service.games import GAMES, LEVELS, best_move
+from service.games import GAMES, LEVELS
 
 
 def sample_positions(game_id: str, count: int, seed: int) -> list[Any]:
@@ -45,7 +45,7 @@ def measure(game_id: str, level: str, positions: list[Any]) -> dict[str, float]:
     seconds, walls, nodes, depths, exact = [], [], [], [], 0
     for position in positions:
         start, wall = time.process_time(), time.perf_counter()
-        result = best_move(game_id, position, level, None, 0, 1)
+        result = LEVELS[game_id].best_move(position, level, None, 0, 1)
         seconds.append(time.process_time() - start)
         walls.append(time.perf_counter() - wall)
         nodes.append(result.nodes)

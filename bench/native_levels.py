@@ -40,7 +40,7 @@ from bench.level_cost import sample_positions
 from bench.strength import balanced_openings, opening
 from service import native
 from service.core import Limits
-from service.games import GAMES, LEVELS, best_move
+from service.games import GAMES, LEVELS
 from service.native import engine
 
 GAMES_TESTED = ("reversi", "kalah", "petak-sawah", "dots-and-boxes")
@@ -70,7 +70,7 @@ def cost(game_id: str, positions: list[Any], own: Limits | None) -> tuple[float,
     for position in positions:
         for use in (True, False):
             start = time.process_time()
-            result = on_path(use, partial(best_move, game_id, position, level, own, 0, 1))
+            result = on_path(use, partial(LEVELS[game_id].best_move, position, level, own, 0, 1))
             spent[use].append(time.process_time() - start)
             depths[use].append(result.depth)
     return (
@@ -110,7 +110,7 @@ def play(game_id: str, level: str, start: Any, sides: dict[int, Side], seed: int
         seat = position.to_move
         move_seed = seed * 1_000_003 + index * 1000 + ply
         use, limits = sides[seat]
-        result = on_path(use, partial(best_move, game_id, position, level, limits, move_seed, 1))
+        result = on_path(use, partial(LEVELS[game_id].best_move, position, level, limits, move_seed, 1))
         position, _ = position.apply(result.move)
         ply += 1
     return float(position.final_value(1))

@@ -6,12 +6,10 @@ line here (``docs/development.md``, "Adding a game").
 
 from __future__ import annotations
 
-from service.core.contract import Game, Position
-from service.core.values import Limits, Purpose, SearchResult, StopSignal
+from service.core.contract import Game
 from service.games import dots_and_boxes, kalah, petak_sawah, reversi, strands
 from service.games.registration import Registration
-from service.levels import GameLevels, play_level
-from service.search.deadline import never
+from service.levels import GameLevels
 
 REGISTRATIONS: tuple[Registration, ...] = tuple(
     game.REGISTRATION for game in (reversi, kalah, dots_and_boxes, petak_sawah, strands)
@@ -21,20 +19,4 @@ GAMES: dict[str, Game] = {registration.id: registration.game for registration in
 LEVELS: dict[str, GameLevels] = {registration.id: registration.levels for registration in REGISTRATIONS}
 
 
-def best_move(
-    game_id: str,
-    position: Position,
-    level: str | None = None,
-    limits: Limits | None = None,
-    seed: int | str = 0,
-    top_n: int = 1,
-    stop: StopSignal = never,
-    *,
-    cap_ms: int | None = None,
-    purpose: Purpose = "play",
-) -> SearchResult:
-    """Choose a move for ``position`` of the game ``game_id`` (see ``service.levels.driver.play_level``)."""
-    return play_level(LEVELS[game_id], position, level, limits, seed, top_n, stop, cap_ms=cap_ms, purpose=purpose)
-
-
-__all__ = ["BY_ID", "GAMES", "LEVELS", "REGISTRATIONS", "Registration", "best_move"]
+__all__ = ["BY_ID", "GAMES", "LEVELS", "REGISTRATIONS", "Registration"]

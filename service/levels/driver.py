@@ -61,9 +61,11 @@ class GameLevels:
         top_n: int = 1,
         stop: StopSignal = never,
         purpose: Purpose = "play",
+        *,
+        cap_ms: int | None = None,
     ) -> SearchResult:
         """``play_level`` for this game."""
-        return play_level(self, position, level, limits, seed, top_n, stop, purpose=purpose)
+        return play_level(self, position, level, limits, seed, top_n, stop, cap_ms=cap_ms, purpose=purpose)
 
 
 def play_level(

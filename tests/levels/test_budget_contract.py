@@ -20,7 +20,7 @@ import pytest
 
 from service.api.rpc.servicer import ServiceConfig
 from service.core import STOP_REASONS, Level, Limits, SearchResult
-from service.games import GAMES, LEVELS, best_move
+from service.games import GAMES, LEVELS
 from service.levels import dots_and_boxes as dots_levels
 from service.levels import kalah as kalah_levels
 from service.levels import petak_sawah as petak_levels
@@ -59,7 +59,7 @@ def test_no_level_promises_more_time_than_the_servers_cap(game_id: str) -> None:
 def test_a_level_stops_on_a_depth_only_when_it_advertises_one(game_id: str, path: bool) -> None:
     position = midgame(game_id)
     for level in LEVELS[game_id].levels:
-        result = best_move(game_id, position, level.name, None, 0, 1)
+        result = LEVELS[game_id].best_move(position, level.name, None, 0, 1)
         if result.stop_reason == "depth":  # a depth GetGame lists: in the level's limits or its description
             listed = level.limits.max_depth == result.depth or f"{result.depth} moves ahead" in level.description
             assert listed, level.name
@@ -71,13 +71,13 @@ def test_the_callers_time_is_used_until_spent(game_id: str, path: bool) -> None:
     own node budget or a depth of its own would end it with "nodes" or "depth"."""
     position = midgame(game_id)
     level = STRONGEST[game_id]
-    result = best_move(game_id, position, level, Limits(max_time_ms=200), 0, 1)
+    result = LEVELS[game_id].best_move(position, level, Limits(max_time_ms=200), 0, 1)
     assert result.stop_reason in ("time", "solved"), result
 
 
 def first_moves(game_id: str, level: str) -> set[object]:
     position = GAMES[game_id].new_position({}, "")
-    return {best_move(game_id, position, level, None, seed, 1).move for seed in range(10)}
+    return {LEVELS[game_id].best_move(position, level, None, seed, 1).move for seed in range(10)}
 
 
 @pytest.mark.parametrize("game_id", ["reversi", "petak-sawah"])
@@ -116,9 +116,9 @@ def test_the_strongest_level_plays_its_best_move_past_the_opening(game_id: str, 
     position has near-best moves the opening's margin would pick among."""
     position = GAMES[game_id].parse_position(PAST_THE_OPENING[game_id])
     level = "expert" if game_id == "reversi" else "hard"
-    scored = best_move(game_id, position, level, None, 0, 4).alternatives
+    scored = LEVELS[game_id].best_move(position, level, None, 0, 4).alternatives
     assert len([m for m in scored if m.value >= scored[0].value - MARGINS[game_id]]) >= 2
-    answers = [best_move(game_id, position, level, None, seed, 1) for seed in range(6)]
+    answers = [LEVELS[game_id].best_move(position, level, None, seed, 1) for seed in range(6)]
     assert len({answer.move for answer in answers}) == 1
     assert all(len(answer.alternatives) == 1 for answer in answers)
 
@@ -134,8 +134,8 @@ def test_kalah_varies_among_its_near_best_moves(variety_path: bool) -> None:
 def test_the_same_seed_gives_the_same_answer(game_id: str, variety_path: bool) -> None:
     position = midgame(game_id, 4)
     for level in LEVELS[game_id].levels:
-        first = best_move(game_id, position, level.name, None, 5, 2)
-        again = best_move(game_id, position, level.name, None, 5, 2)
+        first = LEVELS[game_id].best_move(position, level.name, None, 5, 2)
+        again = LEVELS[game_id].best_move(position, level.name, None, 5, 2)
         assert (first.move, first.value, first.nodes, first.alternatives) == (
             again.move,
             again.value,
@@ -202,7 +202,7 @@ def test_the_budget_contract(game_id: str, level_name: str, asked: Limits, cap: 
     level = LEVELS[game_id].level(level_name)
     limits = Budget(level.limits, asked, cap).limits
     position = midgame(game_id)
-    result = best_move(game_id, position, level_name, asked, 1, 3, cap_ms=cap)
+    result = LEVELS[game_id].best_move(position, level_name, asked, 1, 3, cap_ms=cap)
     _check_truthful(level, limits, result)
     values = [scored.value for scored in result.alternatives]
     assert values == sorted(values, reverse=True) and result.move in [s.move for s in result.alternatives]
@@ -213,7 +213,7 @@ def test_the_budget_contract(game_id: str, level_name: str, asked: Limits, cap: 
         if result.stop_reason != "rule":
             assert result.nodes > 0, result  # a time given is searched with, never answered after no node
     if limits.max_time_ms is None:  # nodes and depth bound it: the same answer for the seed, every time
-        again = best_move(game_id, position, level_name, asked, 1, 3, cap_ms=cap)
+        again = LEVELS[game_id].best_move(position, level_name, asked, 1, 3, cap_ms=cap)
         assert (again.move, again.value, again.nodes, again.alternatives) == (
             result.move,
             result.value,
@@ -233,12 +233,14 @@ def test_analysis_answers_the_best_move_whatever_the_seed(game_id: str, path: bo
             continue  # the one-move rules break ties by seed; Strands' timed levels answer what the clock allows
         # A small node budget of the caller's keeps it quick; the variety is the level's whatever its budget.
         small = Limits(max_nodes=4_000)
-        answers = [best_move(game_id, position, level.name, small, seed, 3, purpose="analysis") for seed in range(4)]
+        answers = [
+            LEVELS[game_id].best_move(position, level.name, small, seed, 3, purpose="analysis") for seed in range(4)
+        ]
         for answer in answers:
             assert answer.alternatives[0].move == answer.move, (level.name, answer)
             assert answer.value >= max(s.value for s in answer.alternatives), (level.name, answer)
         assert len({answer.value for answer in answers}) == 1, level.name  # equal moves may differ by seed
-        played = {best_move(game_id, position, level.name, small, seed, 1).move for seed in range(8)}
+        played = {LEVELS[game_id].best_move(position, level.name, small, seed, 1).move for seed in range(8)}
         assert len(played) > 1 or game_id == "kalah", level.name  # playing, the seed varies it (Kalah: see below)
 
 

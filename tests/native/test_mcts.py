@@ -15,7 +15,7 @@ import pytest
 from service import native as kernels
 from service.core import Limits, SearchResult, Stop
 from service.engines.strands import StrandsPosition
-from service.games import GAMES, best_move
+from service.games import GAMES, LEVELS
 from service.native import engine
 from service.native import mcts as native
 from service.search import Deadline, mcts, search, static_value
@@ -181,13 +181,13 @@ def test_hard_plays_the_native_search_when_built_and_the_python_one_otherwise() 
     turned off the Python search's (whose generator the native path left untouched)."""
     position = standard(3)
     limits = Limits(max_nodes=200, max_time_ms=600_000)  # the iterations decide, not the level's 1.5 s
-    level = best_move("strands", position, "hard", limits, seed=5)
+    level = LEVELS["strands"].best_move(position, "hard", limits, seed=5)
     direct = native.mcts(position, limits, rng=random.Random(5))
     assert direct is not None and (level.move, level.value, level.nodes) == (direct.move, direct.value, 200)
     previous = kernels.use_native(False)
     try:
         assert native.mcts(position, limits, rng=random.Random(5)) is None
-        level = best_move("strands", position, "hard", limits, seed=5)
+        level = LEVELS["strands"].best_move(position, "hard", limits, seed=5)
     finally:
         kernels.use_native(previous)
     python = mcts(position, limits, rng=random.Random(5), rollout=StrandsPosition.playout_move)

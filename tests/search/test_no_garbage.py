@@ -14,7 +14,7 @@ from service.core import Limits
 from service.engines.kalah import GAME as KALAH
 from service.engines.reversi import GAME as REVERSI
 from service.engines.strands import GAME as STRANDS
-from service.games import GAMES, LEVELS, best_move
+from service.games import GAMES, LEVELS
 from service.native import engine
 from service.search import Deadline, mcts, search
 from tests.search.toys import Piles
@@ -67,7 +67,7 @@ def test_every_level_of_every_game_leaves_no_cycles(game_id: str) -> None:
     position = GAMES[game_id].new_position({}, "garbage")
     limits = Limits(max_nodes=300)
     for level in LEVELS[game_id].levels:
-        found = garbage_after(lambda name=level.name: best_move(game_id, position, name, limits, 1, 2))
+        found = garbage_after(lambda name=level.name: LEVELS[game_id].best_move(position, name, limits, 1, 2))
         assert found == 0, level.name
 
 
