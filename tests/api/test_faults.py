@@ -66,11 +66,11 @@ def test_rest_calls_reach_every_worker_and_name_it(served):
 
 
 def test_best_moves_wait_for_a_slot_instead_of_failing(served):
-    """Eight simultaneous 1 s searches of one caller with 10 s deadlines on two workers, where the caller may
+    """Eight simultaneous 0.6 s searches of one caller with 10 s deadlines on two workers, where the caller may
     hold one slot each: all answered."""
     running, url = served
     channels = [fresh_stub(running.address) for _ in range(8)]
-    request = best_move_request(pb.SearchLimits(max_time_ms=1000, max_depth=60, max_nodes=10**9))
+    request = best_move_request(pb.SearchLimits(max_time_ms=600, max_depth=60, max_nodes=10**9))
     with futures.ThreadPoolExecutor(8) as pool:
         calls = [pool.submit(stub.BestMove, request, timeout=10) for _, stub in channels]
         answers = [call.result() for call in calls]
@@ -79,7 +79,7 @@ def test_best_moves_wait_for_a_slot_instead_of_failing(served):
         channel.close()
     # And over REST: two at once (the gateway once sent both to one worker, which refused one).
     with futures.ThreadPoolExecutor(2) as pool:
-        statuses = list(pool.map(lambda _: http(url, "/v1/games/reversi:bestMove", long_search(700))[0], range(2)))
+        statuses = list(pool.map(lambda _: http(url, "/v1/games/reversi:bestMove", long_search(400))[0], range(2)))
     assert statuses == [200, 200]
 
 
@@ -89,7 +89,7 @@ def test_best_moves_waiting_at_the_gateway_leave_threads_for_the_rules_calls(ser
     answered: the server's queue (two workers, one slot and 8 places each) has room for them all."""
     _, url = served
     with futures.ThreadPoolExecutor(10) as pool:
-        calls = [pool.submit(http, url, "/v1/games/reversi:bestMove", long_search(1500)) for _ in range(10)]
+        calls = [pool.submit(http, url, "/v1/games/reversi:bestMove", long_search(600)) for _ in range(10)]
         time.sleep(0.5)
         assert legal_moves(url)[0] == 200
         assert not all(call.done() for call in calls), "the rules call was answered while the searches ran"
@@ -303,7 +303,7 @@ def test_a_killed_worker_fails_no_rest_call_and_leaves_no_search_process(served)
     searchers = _descendants(victim)
     assert searchers, "the worker's search processes run from its start"
     with futures.ThreadPoolExecutor(6) as pool:
-        calls = [pool.submit(http, url, "/v1/games/reversi:bestMove", long_search(1500)) for _ in range(6)]
+        calls = [pool.submit(http, url, "/v1/games/reversi:bestMove", long_search(1000)) for _ in range(6)]
         time.sleep(0.5)  # searches run on both workers
         os.kill(victim, signal.SIGKILL)
         statuses = [call.result()[0] for call in calls]
