@@ -9,6 +9,8 @@ The layers of ``service/`` and what each may import (a test, ``tests/test_layers
 - ``service.levels`` (which algorithm, evaluation and budget each level of each game uses): core, engines,
   search, native.
 - ``service.render`` (the board images, drawn through the engine contract): core.
+- ``service.games`` (the registry: each game's registration names its engine, levels and drawing): everything
+  above but the transport.
 - ``service.api`` and ``service.run`` (the transport: gRPC, REST, metrics): everything below.
 - ``service.learn`` (offline training of the evaluations the levels ship as data): everything below the
   transport; nothing imports it, so the service never trains.
