@@ -36,6 +36,12 @@ class Context:
     def is_active(self) -> bool:
         return True
 
+    def invocation_metadata(self) -> tuple[()]:
+        return ()
+
+    def peer(self) -> str:
+        return ""
+
     def abort_with_status(self, status: Any) -> None:
         raise RuntimeError(f"{status.code} {status.details}")
 
