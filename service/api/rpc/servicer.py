@@ -393,15 +393,24 @@ class GameRulesServicer(pb_grpc.GameRulesServicer):
     def _call_stop(self, context: grpc.ServicerContext, started: float) -> _CallStop:
         """When a search that starts now must stop: in time for its answer to reach the caller before the
         deadline, and never later than the server's cap; waiting for a slot counts against the same time."""
-        budget_s = self._config.max_think_ms / 1000
-        reason = "time"
+        now = time.monotonic()
+        capped, answer_by = now + self._config.max_think_ms / 1000, self._answer_by(context, started)
+        if answer_by < capped:
+            return _CallStop(context, max(answer_by, now), "deadline")
+        return _CallStop(context, capped, "time")
+
+    def _answer_by(self, context: grpc.ServicerContext, started: float) -> float:
+        """The monotonic time by which a search must end for its answer to reach the caller before the
+        deadline (``answer_margin_s`` before it), counting from ``started``; infinity without a deadline."""
         remaining = context.time_remaining()
-        if remaining is not None:
-            remaining -= time.monotonic() - started
-            margin_s = answer_margin_s(remaining, self._config.deadline_margin_ms, self._lag.seconds)
-            if remaining - margin_s < budget_s:
-                budget_s, reason = remaining - margin_s, "deadline"
-        return _CallStop(context, time.monotonic() + max(budget_s, 0.0), reason)
+        if remaining is None:
+            return math.inf
+        remaining -= time.monotonic() - started
+        return (
+            time.monotonic()
+            + remaining
+            - answer_margin_s(remaining, self._config.deadline_margin_ms, self._lag.seconds)
+        )
 
     def _caller(self, context: grpc.ServicerContext) -> callers.Caller:
         metadata = {key: value for key, value in context.invocation_metadata() or () if isinstance(value, str)}
@@ -540,21 +549,15 @@ class GameRulesServicer(pb_grpc.GameRulesServicer):
         played = reviewing.played_game(game, request)
         caller = self._caller(context)
         asked = pb.BestMoveRequest(game=request.game, level=level, purpose="analysis")
-        remaining = context.time_remaining()
-        tail = _ReviewTail(
-            math.inf
-            if remaining is None
-            else started + remaining - answer_margin_s(remaining, self._config.deadline_margin_ms, self._lag.seconds),
-            len(played.moves),
-            lambda: self._lag.seconds,
-        )
+        # By the whole call's margin: the last ply's own would leave no time for the messages after it.
+        tail = _ReviewTail(self._answer_by(context, time.monotonic()), len(played.moves), lambda: self._lag.seconds)
 
         def search(position: core.Position) -> core.SearchResult | None:
             """One ply's search in a slot of its own (others' calls take their turns between plies); None
             once the call's deadline leaves no time for one."""
-            stop = self._call_stop(context, time.monotonic())
-            if tail.search_end() < stop.end:
-                stop.end, stop.reason = tail.search_end(), "deadline"
+            stop, end = self._call_stop(context, time.monotonic()), tail.search_end()
+            if end < stop.end:
+                stop.end, stop.reason = end, "deadline"
             if stop.end - time.monotonic() < searches.MIN_SEARCH_S or not stop.active():
                 return None
             return self._run(_Search(game, position, asked, limits, 1, "analysis", stop, caller))
