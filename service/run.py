@@ -22,12 +22,13 @@ from service.api import environment, listeners
 from service.games import GAMES
 
 
-def _wait_serving(address: str, timeout_s: float, stopping: list[int]) -> bool:
-    """Whether the server at ``address`` answers SERVING within ``timeout_s``; False at once on a stop."""
+def _wait_serving(address: str, timeout_s: float, stopping: list[int], server: subprocess.Popen[bytes]) -> bool:
+    """Whether the server at ``address`` answers SERVING within ``timeout_s``; False at once on a stop or its
+    exit."""
     deadline = time.monotonic() + timeout_s
     with grpc.insecure_channel(address) as channel:
         stub = health_pb2_grpc.HealthStub(channel)
-        while time.monotonic() < deadline and not stopping:
+        while time.monotonic() < deadline and not stopping and server.poll() is None:
             try:
                 answer = stub.Check(health_pb2.HealthCheckRequest(), timeout=1)
                 if answer.status == health_pb2.HealthCheckResponse.SERVING:
@@ -123,11 +124,10 @@ def main() -> int:
             "--host", args.host, "--port", str(args.grpc_port), "--metrics-port", str(args.metrics_port),
         ]
     )  # fmt: skip
-    if server is not None and not _wait_serving(grpc_address, 30, stopping) and not stopping:
+    if server is not None and not _wait_serving(grpc_address, 30, stopping, server) and not stopping:
         server.terminate()
         print(f"the gRPC server did not start on {grpc_address}", file=sys.stderr)
-        server.wait()
-        return 1
+        return _failed(server.wait())
     gateway = None if stopping else start(
         [
             sys.executable, "-m", "service.api.rest.gateway_server", "--bind", f"{args.host}:{args.http_port}",
@@ -139,9 +139,7 @@ def main() -> int:
         print(f"the REST gateway did not start on {args.host}:{args.http_port}", file=sys.stderr)
         for process in started:
             process.terminate()
-        for process in started:
-            process.wait()
-        return 1
+        return _failed([process.wait() for process in started][-1])  # the gateway's
     if gateway is not None and not stopping:
         print(
             f"\ngamerules: gRPC on {grpc_address}, REST on http://{args.host}:{args.http_port}\n"
@@ -158,6 +156,12 @@ def main() -> int:
         )
     codes = [process.wait() for process in reversed(started)]
     return 0 if all(code in (0, -signal.SIGTERM) for code in codes) else 1
+
+
+def _failed(code: int) -> int:
+    """The exit code of a process that did not start: its own when it failed by itself (2: a port in use),
+    else 1 (it was stopped here, or killed)."""
+    return code if code > 0 else 1
 
 
 def _reversi_start() -> str:

@@ -172,3 +172,16 @@ def test_make_run_moves_a_taken_metrics_port_it_was_not_asked_for_and_says_so():
     assert moved and "METRICS_PORT" in err, err
     # The banner, printed once every listener answers, names the port the metrics moved to.
     assert f"metrics: http://localhost:{moved[1]}/metrics" in "".join(banner)
+
+
+def test_make_run_gives_up_as_soon_as_the_server_exits():
+    """A server that exits while it starts (here on a malformed setting) ends make run's program with it,
+    instead of after the 30 s it waits for the server to answer its health check."""
+    done = subprocess.run(
+        [sys.executable, "-m", "service.run", "--grpc-port", str(free_port()), "--http-port", str(free_port())],
+        env={**os.environ, **QUIET, "GAMERULES_WORKERS": "none"},
+        capture_output=True,
+        text=True,
+        timeout=25,  # under the 30 s health-check wait: an exit that went unseen runs into it
+    )
+    assert done.returncode == 1 and "the gRPC server did not start" in done.stderr, done.stderr[-500:]
