@@ -9,7 +9,7 @@ benches and the generic tests read the list, so adding a game touches no table o
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
@@ -18,7 +18,7 @@ from typing import Any
 from service.core.contract import Game
 from service.levels import GameLevels
 from service.native import engine
-from service.render.view import View
+from service.render import Draw
 
 DOCS = Path(__file__).resolve().parents[2] / "docs"
 
@@ -29,7 +29,7 @@ class Registration:
 
     game: Game  # the rules engine (``service/engines/<game>``)
     levels: GameLevels  # its best-move levels (``service/levels/<game>.py``)
-    draw: Callable[[View], str]  # its board drawing (``service/render/<game>.py``)
+    draw: Draw  # its board drawing (``service/render/<game>.py``)
     # NewGame options (JSON names) of the recorded API examples: small boards keep the answers short.
     example_options: Mapping[str, Any]
     # The option sets (engine names) the recorded BestMove answers draw from (``tests/levels/answers.py``).

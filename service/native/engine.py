@@ -197,7 +197,7 @@ class Kernel:
 
     def __init__(self, game_id: str) -> None:
         found = adapter_for(game_id)
-        if found is None or not available(game_id):
+        if found is None or not available():
             raise LookupError(f"no native kernel for {game_id!r} (not built, turned off, or no such kernel)")
         self.adapter: Any = found
         self._name = self.adapter.KERNEL.encode()
@@ -391,7 +391,12 @@ def _pack(adapter: Any, position: Position, learned: bool) -> bytes | None:
 def position_game(position: Position) -> str:
     """The id of the game a position belongs to: its engine's package (``service.engines.<game>``) with the
     id's hyphens; "" for anything else."""
-    parts = type(position).__module__.split(".")
+    return _game_of(type(position))
+
+
+@functools.cache
+def _game_of(kind: type) -> str:
+    parts = kind.__module__.split(".")
     return parts[2].replace("_", "-") if parts[:2] == ["service", "engines"] and len(parts) > 2 else ""
 
 

@@ -229,14 +229,14 @@ def strict_json_error(body: dict[str, Any], message: descriptor.Descriptor) -> t
                 if field.type in _INTEGERS_32 and isinstance(element, str):
                     return at, "a number is written without quotes"
                 if inner is not None and inner.full_name not in _NULL_ALLOWED:
-                    shape = _shape_error(field, inner, index is None and field.is_repeated, element)
+                    shape = _shape_error(inner, index is None and field.is_repeated, element)
                     if shape is not None:
                         return at, shape
                     stack.append((at, element, inner))
     return None
 
 
-def _shape_error(field: Any, inner: descriptor.Descriptor, whole_list: bool, value: Any) -> str | None:
+def _shape_error(inner: descriptor.Descriptor, whole_list: bool, value: Any) -> str | None:
     """What to send instead of ``value`` for a field of our messages that is no JSON object (or, for a
     repeated field, no list): ``"move": "d3"`` is answered with the object it means, ``{"notation": "d3"}``."""
     if not inner.full_name.startswith(_OUR_MESSAGES) or isinstance(value, list if whole_list else dict):

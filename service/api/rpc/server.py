@@ -309,11 +309,13 @@ def serve(config: ServerConfig, servicer_factory: Callable[[], pb_grpc.GameRules
                     config.metrics_host, config.metrics_port, metrics.metrics_access()
                 )
             except OSError as error:  # taken since the check, or another cause
-                where = f"{config.metrics_host}:{config.metrics_port}"
-                if error.errno == errno.EADDRINUSE:
-                    _log.error(listeners.taken(listeners.METRICS, config.metrics_host, config.metrics_port))
-                else:
-                    _log.error(f"cannot listen for metrics on {where}: {error}")
+                host, port = config.metrics_host, config.metrics_port
+                taken = error.errno == errno.EADDRINUSE
+                _log.error(
+                    listeners.taken(listeners.METRICS, host, port)
+                    if taken
+                    else f"cannot listen for metrics on {host}:{port}: {error}"
+                )
                 status = 1
                 on_signal(signal.SIGTERM, None)
             else:
