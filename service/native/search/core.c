@@ -467,7 +467,7 @@ static double node(ctx *c, const void *pos, int depth, double alpha, double beta
     int use_tt = depth >= TT_MIN_DEPTH || solving;
     if (solving && k->bounds) { /* a proof may stop where the game's bounds already decide the window */
         double lo, hi;
-        k->bounds(pos, &lo, &hi);
+        k->bounds(pos, alpha, beta, &lo, &hi);
         if (lo >= beta || hi <= alpha) {
             *proved = 1;
             return lo >= beta ? lo : hi;
@@ -683,7 +683,7 @@ static int shown_best(ctx *c, const void *child, int left, int seat, double v, i
     if (!proof) return 0;
     if (k->bounds) {
         double lo, hi;
-        k->bounds(child, &lo, &hi);
+        k->bounds(child, -INFINITY, INFINITY, &lo, &hi);
         if ((cs == seat ? lo : -hi) >= v) return 1;
     }
     if (ask_endgame && k->endgame) {

@@ -584,7 +584,8 @@ static int db_plies_left(const void *s) {
 }
 
 /* The margin held, give or take every box still open (any phase: seat 2 may still swap). */
-static void db_bounds(const void *s, double *lo, double *hi) {
+static void db_bounds(const void *s, double alpha, double beta, double *lo, double *hi) {
+    (void)alpha, (void)beta; /* the bounds cost little: always both */
     const db_state *p = s;
     geo g = geo_of(p);
     int held = count_bits(p->a, DB_BOX_WORDS) + count_bits(p->b, DB_BOX_WORDS), open = g.boxes - held;

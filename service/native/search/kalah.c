@@ -156,7 +156,8 @@ static double kl_evaluate(const void *s, int seat) {
 }
 
 /* Every seed still in a pit ends in one of the stores: the margin moves by at most that many. */
-static void kl_bounds(const void *s, double *lo, double *hi) {
+static void kl_bounds(const void *s, double alpha, double beta, double *lo, double *hi) {
+    (void)alpha, (void)beta; /* the bounds cost little: always both */
     const kl_state *p = s;
     int n = p->n, in_play = 0;
     for (int j = 0; j < n; j++) in_play += p->b[j] + p->b[n + 1 + j];

@@ -49,8 +49,10 @@ typedef struct gr_kernel {
      * the core then keeps in a proof instead of re-sorting by killers and history. */
     int solving_order;
     /* Optional (may be NULL): proved bounds on the final value for the seat to move (*lo <= value <= *hi),
-     * e.g. the store margin give or take the seeds still in play; a proof cuts a node off with them. */
-    void (*bounds)(const void *state, double *lo, double *hi);
+     * e.g. the store margin give or take the seeds still in play; a proof cuts a node off with them. alpha and
+     * beta are the window they are asked for: a kernel may skip the work of a bound that could not reach outside
+     * it, and answer that bound at its widest. */
+    void (*bounds)(const void *state, double alpha, double beta, double *lo, double *hi);
     /* Optional (may be NULL): the part of every value of the state (for its seat to move) that hash leaves out,
      * when the rest depends on the hashed part alone (Dots and Boxes: the box margin held, the rest on the
      * lines): the table then holds values net of it, one entry for every way of holding the same margin. */

@@ -11,10 +11,11 @@
 
 #include "kernel.h"
 #include "reversi_patterns.h"
+#include "reversi_stable.h"
 
 #define PASS_MOVE 64
 /* From this many empty squares on, a solve-mode node is answered by solve_small (no table, int values). */
-#define ENDGAME_EMPTIES 7
+#define ENDGAME_EMPTIES 8
 #define LAST_EMPTIES 4
 /* From this many empty squares on, a proof with the learned evaluation also orders moves by it (rv_moves):
  * nearer the end a node's subtree is too small to repay the pattern sums. */
@@ -343,48 +344,91 @@ static int rv_plies_left(const void *s) {
 
 /* --- the exact solver of the last empty squares (the engine's _endgame and _last) --------------------- */
 
-static int last(uint64_t me, uint64_t opp, uint64_t empty, int alpha, int beta, int passed, const geometry *g,
-                uint64_t *nodes) {
+/* The 8x8 board's quadrants: in the last plies the empty squares of a quadrant with an odd count of them go
+ * first (parity: the seat that fills a region last gains). parity's bit q is set while quadrant q has an odd
+ * count; a move flips its quadrant's bit, so the count is taken once, where the last plies begin. */
+static const uint64_t QUADRANT[4] = {0x000000000f0f0f0fULL, 0x00000000f0f0f0f0ULL, 0x0f0f0f0f00000000ULL,
+                                     0xf0f0f0f000000000ULL};
+static uint64_t ODD[16]; /* the squares of the quadrants of each parity */
+
+__attribute__((constructor)) static void init_parity(void) {
+    for (int parity = 0; parity < 16; parity++)
+        for (int q = 0; q < 4; q++)
+            if (parity >> q & 1) ODD[parity] |= QUADRANT[q];
+}
+
+static inline int quadrant_bit(uint64_t bit) {
+    int square = __builtin_ctzll(bit);
+    return 1 << (((square >> 2) & 1) | ((square >> 4) & 2));
+}
+
+static int parity_of(uint64_t empty, const geometry *g) {
+    int parity = 0;
+    if (g->n != 64) return 0;
+    for (int q = 0; q < 4; q++)
+        if (popcount(empty & QUADRANT[q]) & 1) parity |= 1 << q;
+    return parity;
+}
+
+static int last(uint64_t me, uint64_t opp, uint64_t empty, int parity, int alpha, int beta, int passed,
+                const geometry *g, uint64_t *nodes) {
     ++*nodes;
     int best = -g->n - 1;
-    uint64_t rest = empty;
-    while (rest) {
-        uint64_t bit = rest & -rest;
-        rest ^= bit;
-        uint64_t f = flips(me, opp, bit, g);
-        if (!f) continue;
-        int v = -last(opp ^ f, me | bit | f, empty ^ bit, -beta, -alpha, 0, g, nodes);
-        if (v > best) {
-            best = v;
-            if (v > alpha) {
-                if (v >= beta) return v;
-                alpha = v;
+    uint64_t first = empty & ODD[parity], order[2] = {first, empty & ~first};
+    for (int i = 0; i < 2; i++) {
+        for (uint64_t rest = order[i]; rest;) {
+            uint64_t bit = rest & -rest;
+            rest ^= bit;
+            uint64_t f = flips(me, opp, bit, g);
+            if (!f) continue;
+            int v = -last(opp ^ f, me | bit | f, empty ^ bit, parity ^ quadrant_bit(bit), -beta, -alpha, 0, g, nodes);
+            if (v > best) {
+                best = v;
+                if (v > alpha) {
+                    if (v >= beta) return v;
+                    alpha = v;
+                }
             }
         }
     }
     if (best > -g->n - 1) return best;
     if (passed || !empty) return popcount(me) - popcount(opp);
-    return -last(opp, me, empty, -beta, -alpha, 1, g, nodes);
+    return -last(opp, me, empty, parity, -beta, -alpha, 1, g, nodes);
 }
+
+/* The least alpha, by empty squares, from which a proof's node asks the other seat's stable discs whether they
+ * already hold it below alpha (Edax's thresholds: below them the count seldom cuts, and costs more than it
+ * saves). */
+static const int STABILITY_FROM[65] = {99, 99, 99, 99, 6,  8,  10, 12, 14, 16, 20, 22, 24, 26, 28, 30, 32,
+                                       34, 36, 38, 40, 42, 44, 46, 48, 48, 50, 50, 52, 52, 54, 54, 56, 56,
+                                       58, 58, 60, 60, 62, 62, 64, 64, 64, 64, 64, 64, 64, 64, 64, 64, 64,
+                                       64, 64, 64, 64, 64, 64, 64, 64, 64, 64, 64, 64, 64, 64};
 
 static int small(uint64_t me, uint64_t opp, uint64_t moves, int alpha, int beta, const geometry *g,
                  uint64_t *nodes) {
     uint64_t empty = g->full & ~(me | opp);
-    if (popcount(empty) <= LAST_EMPTIES) return last(me, opp, empty, alpha, beta, 0, g, nodes);
+    int empties = popcount(empty);
+    if (empties <= LAST_EMPTIES) return last(me, opp, empty, parity_of(empty, g), alpha, beta, 0, g, nodes);
     ++*nodes;
+    if (g->n == 64 && alpha >= STABILITY_FROM[empties]) {
+        int hi = 64 - 2 * popcount(gr_reversi_stable(opp, me));
+        if (hi <= alpha) return hi;
+    }
     if (!moves) {
         uint64_t replies = placements(opp, me, g);
         if (!replies) return popcount(me) - popcount(opp);
         return -small(opp, me, replies, -beta, -alpha, g, nodes);
     }
-    uint64_t mine[32], theirs[32], rep[32];
+    if (empties == LAST_EMPTIES + 1) /* the children are the last plies': by parity, no replies to count */
+        return last(me, opp, empty, parity_of(empty, g), alpha, beta, 0, g, nodes);
+    uint64_t mine[32], theirs[32], rep[32], odd = ODD[parity_of(empty, g)];
     int key[32], n = 0;
     while (moves) {
         uint64_t bit = moves & -moves;
         moves ^= bit;
         uint64_t f = flips(me, opp, bit, g);
         uint64_t a = me | bit | f, b = opp ^ f, r = placements(b, a, g);
-        int kv = popcount(r), j = n++;
+        int kv = popcount(r) * 2 + !(bit & odd), j = n++; /* fewest replies first, an odd region's first among equals */
         while (j > 0 && key[j - 1] > kv) {
             mine[j] = mine[j - 1], theirs[j] = theirs[j - 1], rep[j] = rep[j - 1], key[j] = key[j - 1];
             j--;
@@ -418,7 +462,24 @@ static int rv_endgame(const void *s, double alpha, double beta, double *value, u
     return 1;
 }
 
+/* A proof's bounds on 8x8: the margin of the seat to move is at most 64 less twice the other seat's stable discs
+ * (reversi_stable.c), asked only from an alpha where it may hold the node below it (STABILITY_FROM); the lower
+ * bound is left at -64 (the other seat's cut-offs come from its own nodes). */
+static void rv_bounds(const void *s, double alpha, double beta, double *lo, double *hi) {
+    const rv_state *p = s;
+    const geometry *g = &GEO[p->size];
+    (void)beta;
+    *lo = -(double)g->n;
+    *hi = (double)g->n;
+    if (p->size != 8 || p->to_move == 0) return;
+    int empties = g->n - popcount(p->black | p->white);
+    if (alpha < STABILITY_FROM[empties]) return;
+    uint64_t me, opp;
+    sides(p, &me, &opp);
+    *hi = (double)(g->n - 2 * popcount(gr_reversi_stable(opp, me)));
+}
+
 const gr_kernel gr_reversi_kernel = {
     "reversi", sizeof(rv_state), rv_to_move, rv_moves, rv_play, rv_hash, rv_evaluate, rv_final_value,
-    rv_plies_left, rv_endgame, 1, NULL,
+    rv_plies_left, rv_endgame, 1, rv_bounds,
 };
