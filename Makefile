@@ -50,7 +50,7 @@ STEP = @mkdir -p build && echo "make: $(1) ..." && date +%s > $(BEGAN)
 STEPPED = @echo "make: $(1): $$(( $$(date +%s) - $$(cat $(BEGAN)) )) s" && rm -f $(BEGAN)
 
 .PHONY: install browser proto run test lint format typecheck bench lock check-pythons clean examples release-contract tools stubs \
-	client-examples node-example go-example train-reversi
+	client-examples node-example go-example train-reversi fit-probcut
 
 install: $(INSTALLED) $(GENERATED) $(ENGINE) $(WHEELS) browser
 
@@ -212,6 +212,11 @@ CONFIG ?= large
 WORKERS ?= $(shell nproc 2>/dev/null || echo 1)
 train-reversi: install
 	$(PY) -m service.learn.reversi --config $(CONFIG) --workers $(WORKERS) --labels build/reversi-$(CONFIG).labels.npz
+
+# Fit Reversi's multi-ProbCut model (service/learn/probcut.py) into the package's data file, the one expert
+# loads: self-play positions searched 11 plies deep by the native engine, a few minutes on two cores. Seeded.
+fit-probcut: install
+	$(PY) -m service.learn.probcut --workers $(WORKERS)
 
 # Record the OpenAPI document's examples again (service/api/rest/examples.json) from real answers.
 examples: install

@@ -11,6 +11,7 @@ from __future__ import annotations
 import time
 
 from service.core.contract import Position
+from service.core.selectivity import Selectivity
 from service.core.values import Limits, SearchResult, StopSignal
 from service.levels.budget import TRY_SHARE, Budget, Plan
 from service.native import engine
@@ -33,9 +34,11 @@ def native_search(
     solve: bool = False,
     solve_lead: int = 0,
     learned: bool = False,
+    selective: Selectivity | None = None,
 ) -> SearchResult | None:
     """The native search of ``position`` under ``limits`` (already the caller's resources), or None.
-    ``learned``: the kernel's learned evaluation (Reversi, ``reversi_learned.py``)."""
+    ``learned``: the kernel's learned evaluation (Reversi, ``reversi_learned.py``); ``selective``: multi-ProbCut's
+    model (never in a proof)."""
     return engine.search(
         position,
         limits,
@@ -45,6 +48,7 @@ def native_search(
         solve_lead=solve_lead,
         node_weight=NATIVE_NODE_WEIGHT,
         learned=learned,
+        selective=selective,
     )
 
 
@@ -56,19 +60,20 @@ def planned_search(
     top_n: int,
     solve_lead: int,
     learned: bool = False,
+    selective: Selectivity | None = None,
 ) -> SearchResult | None:
     """The native search under ``budget`` as ``plan`` says (``Budget.plan``): the search, the solve mode, or a
     proof tried with ``TRY_SHARE`` of the time left and, when it does not end, the search with the rest; None
     when the engine cannot take the position."""
     if plan != "try":
-        return native_search(position, budget.limits, stop, top_n, plan == "solve", solve_lead, learned)
+        return native_search(position, budget.limits, stop, top_n, plan == "solve", solve_lead, learned, selective)
     began = time.monotonic()
     left = budget.time_left_ms() or 0.0
     share = budget.share(1.0, max(1, int(left * TRY_SHARE)))
     proof = native_search(position, share, stop, top_n, True, solve_lead, learned)
     if proof is None or proof.exact or proof.stop_reason not in ("time", "nodes"):  # proved, or the caller stopped
         return proof
-    found = native_search(position, budget.rest(proof.nodes, began), stop, top_n, learned=learned)
+    found = native_search(position, budget.rest(proof.nodes, began), stop, top_n, learned=learned, selective=selective)
     if found is not None:
         found.nodes += proof.nodes
     return found

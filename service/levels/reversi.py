@@ -6,8 +6,10 @@ else on the Python search with the endgame solver (``reversi_endgame.py``)."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
+from service.core.selectivity import Selectivity
 from service.core.values import Level, Limits, ScoredMove, SearchResult, StopSignal
 from service.engines.reversi import PASS, ReversiPosition
 from service.levels import reversi_learned, variety
@@ -113,6 +115,13 @@ LEARNED = reversi_learned.shipped()
 LEARNED.hand_to_native()  # the native kernel's table: once, here (False without the engine: nothing to hand)
 
 
+# Multi-ProbCut's model (``service/core/selectivity.py``), fitted to expert's own searches with the learned
+# evaluation by ``python -m service.learn.probcut`` (the file records the fit). ``python -m bench.reversi_selective``
+# measures what it buys: the depth reached in a second, and matches against expert without it.
+SELECTIVITY_FILE = Path(__file__).resolve().parents[1] / "engines" / "reversi" / "data" / "probcut.json"
+SELECTIVITY = Selectivity.read(SELECTIVITY_FILE)
+
+
 def _expert(position: ReversiPosition, budget: Budget, rng: Any, top_n: int, stop: Deadline) -> SearchResult:
     """``expert_search`` with the learned evaluation (8x8; other sizes keep the hand-written one), then, in the
     opening (``variety.opening``) of a game played, the seeded pick among the moves within ``EXPERT_MARGIN`` of
@@ -130,6 +139,7 @@ def expert_search(
     stop: StopSignal = never,
     top_n: int = 1,
     evaluate: Callable[[Any, int], float] | None = None,
+    selective: Selectivity | None = SELECTIVITY,
 ) -> SearchResult:
     """The expert's search under ``budget`` (``Limits`` are read as the caller's, beside the level's own). Within
     ``reach`` of the end the solve mode (straight to the end of the game after ``SOLVE_LEAD`` shallow
@@ -142,13 +152,17 @@ def expert_search(
     exact endgame, evaluating with the kernel's learned evaluation when ``evaluate`` is the table handed to it
     (``hand_to_native``; another evaluation stays on the Python search); the Python search stops at
     ``MIDGAME_DEPTH`` when the caller gave no resources of its own, and proves its last ``ENDGAME_EMPTIES``
-    squares in the endgame solver (``reversi_endgame.py``)."""
+    squares in the endgame solver (``reversi_endgame.py``). ``selective``: multi-ProbCut's model on 8x8 (its
+    stages are 8x8's), on both paths, never in a proof; None searches every node in full (today's expert before
+    the model, which the bench plays against)."""
     if isinstance(budget, Limits):
         budget = Budget(EXPERT_LIMITS, budget)
     plan = budget.plan(position.empties(), reach(position))
     learned = isinstance(evaluate, reversi_learned.PatternEvaluation) and evaluate.in_native()
+    if position.size != 8:
+        selective = None
     if evaluate is None or learned:
-        found = planned_search(position, budget, plan, stop, top_n, SOLVE_LEAD, learned)
+        found = planned_search(position, budget, plan, stop, top_n, SOLVE_LEAD, learned, selective)
         if found is not None:
             return found
     if plan == "solve":
@@ -162,7 +176,8 @@ def expert_search(
             solve_lead=SOLVE_LEAD,
             plugins=PLUGINS,
         )
-    return search(position, budget.unless_given(MIDGAME_DEPTH), stop=stop, top_n=top_n, evaluate=evaluate)
+    limits = budget.unless_given(MIDGAME_DEPTH)
+    return search(position, limits, stop=stop, top_n=top_n, evaluate=evaluate, selective=selective)
 
 
 LEVELS = GameLevels(

@@ -16,6 +16,7 @@ the game's adapter (``service/native/<game>.py``) from the engine's own compact 
 
 from __future__ import annotations
 
+import array
 import ctypes
 import functools
 import importlib
@@ -29,6 +30,7 @@ from typing import Any
 from service import native as kernels
 from service.core import GameOverError, Limits, ScoredMove, SearchResult, Stop, StopSignal, as_stop
 from service.core.contract import Position
+from service.core.selectivity import Selectivity
 
 LIBRARY = "gamerules_native"
 
@@ -56,6 +58,9 @@ class _Limits(ctypes.Structure):
         ("aspiration", ctypes.c_double),
         ("tt_entries", ctypes.c_uint64),
         ("spend_at", ctypes.c_double),
+        ("selective", ctypes.c_void_p),
+        ("sel_stages", ctypes.c_int32),
+        ("pad", ctypes.c_int32),
     )
 
 
@@ -308,6 +313,7 @@ def search(
     iterations: list[Iteration] | None = None,
     node_weight: int = 1,
     learned: bool = False,
+    selective: Selectivity | None = None,
 ) -> SearchResult | None:
     """The native search of ``position`` for its seat to move (module docstring), or None when the native engine cannot
     take it. ``limits`` as for ``service.search.search`` (nodes are the core's nodes); ``stop`` a stop signal asked
@@ -318,7 +324,8 @@ def search(
     ``iterations``, when given, receives each finished iteration. ``node_weight``: how many native nodes count as
     one node of ``max_nodes`` and of the answer's ``nodes`` (a level keeps its budget about the same CPU time as the
     Python search's with it). ``learned``: the kernel's learned evaluation (Reversi 8x8, the weights its adapter was
-    handed by ``set_weights``) instead of the hand-written one."""
+    handed by ``set_weights``) instead of the hand-written one. ``selective``: multi-ProbCut's model
+    (``service/core/selectivity.py``), never used in solve mode; None searches every node in full."""
     run = _function("gr_search_reporting")
     adapter = adapter_of(position)
     if run is None or adapter is None:
@@ -345,6 +352,10 @@ def search(
         tt_entries=max(0, tt_entries),
         spend_at=began + limits.spend * (own_end - began) if own_end else 0.0,
     )
+    if selective is not None and not solve:
+        rows = selective_rows(selective, SELECTIVE_STAGES)
+        c_limits.selective = rows.buffer_info()[0]
+        c_limits.sel_stages = SELECTIVE_STAGES
     result = _Result()
     answer = _Answering(position, adapter, began, max(1, node_weight), position.search_moves_complete())
     raised: list[BaseException] = []
@@ -359,6 +370,15 @@ def search(
         raise RuntimeError(f"the native search refused the position (error {error})")
     reason = stop_reason(_REASONS.get(result.stop_reason, ""), signal, fired)
     return answer(result, reason, iterations)
+
+
+SELECTIVE_STAGES = 128  # stages (plies_left) the core's multi-ProbCut rows cover; later ones use the last
+
+
+@functools.cache
+def selective_rows(selective: Selectivity, stages: int) -> array.array[float]:
+    """The core's rows of ``selective``, made once per model (kept alive here while searches read them)."""
+    return selective.table(stages)
 
 
 def _reporter(on_iteration: Any, answer: _Answering, flag: StopFlag, raised: list[BaseException]) -> Any:

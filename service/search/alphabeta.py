@@ -40,6 +40,7 @@ from typing import Any
 
 from service.core.contract import Position
 from service.core.errors import GameOverError
+from service.core.selectivity import Selectivity
 from service.core.values import Limits, Move, ScoredMove, SearchResult, StopSignal
 from service.search.deadline import Deadline, given_limit, never
 from service.search.greedy import static_value
@@ -81,6 +82,7 @@ def search(
     solve: bool = False,
     solve_lead: int = 0,
     plugins: Plugins = NO_PLUGINS,
+    selective: Selectivity | None = None,
 ) -> SearchResult:
     """Iterative-deepening alpha-beta from ``position`` for the seat to move (see the module docstring).
 
@@ -92,6 +94,8 @@ def search(
     ``evaluate(position, seat)`` replaces ``position.evaluate(seat)`` at the leaves. ``tt_size`` caps the
     table (0 disables it); ``aspiration`` is the first root window half-width (0 disables aspiration).
     ``solve`` turns on the solve mode: ``solve_lead`` iterations, then one to the end of the game.
+    ``selective``: multi-ProbCut's model (``service/core/selectivity.py``), never used in solve mode or in a
+    node searched to the end of the game; None searches every node in full.
     """
     del rng  # deterministic by construction
     root_seat = position.to_move
@@ -106,7 +110,7 @@ def search(
     if not moves:
         raise GameOverError("the position has no moves to search", "position")
     root: Root = [(m, position.play(m)) for m in moves]
-    tree = Tree(deadline, evaluate, tt_size, solve, plugins)
+    tree = Tree(deadline, evaluate, tt_size, solve, plugins, selective)
     first = root[0][0]
     value = static_value(position, first, root_seat, evaluate)
     answer = _Answer(first, value, [ScoredMove(first, value + 0.0, root[0][1].to_move == 0)], [first])

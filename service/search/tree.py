@@ -14,6 +14,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from service.core.contract import Position
+from service.core.selectivity import Selectivity
 from service.core.values import Move
 from service.search.deadline import Deadline
 from service.search.plugins import Plugins
@@ -53,6 +54,7 @@ class Tree:
         "paths",
         "plugins",
         "scratch",
+        "selective",
         "solve",
         "stop_at",
         "tt",
@@ -66,11 +68,13 @@ class Tree:
         tt_size: int,
         solve: bool,
         plugins: Plugins,
+        selective: Selectivity | None = None,
     ) -> None:
         self.deadline = deadline
         self.expired = deadline.expired
         self.evaluate = evaluate
         self.solve = solve
+        self.selective = None if solve else selective  # a proof never prunes selectively
         # A search below a node answers only where the leaves are the engine's own evaluation, an endgame
         # solver only in solve mode.
         self.plugins = Plugins(
@@ -255,11 +259,36 @@ class Tree:
                 if path is not None and path[0] == entry[0] and path[1] == entry[1]:
                     self.line[ply] = path[2]
             return known
+        if self.selective is not None:
+            left = pos.plies_left()  # None: the engine has no bound, and no node is searched to the end
+            cut = 0 if left is not None and depth >= left else self.probcut(pos, left or 0, depth, alpha, beta, ply)
+            if cut:
+                return (alpha if cut < 0 else beta), False
         moves = pos.search_moves()
         if not moves:  # an engine that lists no move for a live seat: treat as a heuristic leaf
             return self.leaf(pos, seat), False
         ordered, tt_move = self.ordered(moves, seat, tt_move, ply)
         return self.moves(pos, seat, depth, alpha, beta, ply, ordered, tt_move)
+
+    def probcut(self, pos: Position, stage: int, depth: int, alpha: float, beta: float, ply: int) -> int:
+        """Multi-ProbCut (``service/core/selectivity.py``): 1 when a shallow search shows the value so far above
+        beta that the deep one cannot come back inside the window, -1 so far below alpha, 0 to search the node
+        (core.c's probcut, its twin). ``stage``: the position's ``plies_left()``."""
+        assert self.selective is not None
+        found = self.selective.check(stage, depth)
+        if found is None:
+            return 0
+        shallow, a, b, margin = found
+        if beta < INF:
+            bound = (beta + margin - b) / a
+            if self.node(pos, shallow, _nextafter(bound, -INF), bound, ply)[0] >= bound:
+                return 1
+        if alpha > -INF:
+            bound = (alpha - margin - b) / a
+            if self.node(pos, shallow, bound, _nextafter(bound, INF), ply)[0] <= bound:
+                return -1
+        self.line[ply] = _NO_LINE
+        return 0
 
     def moves(
         self,

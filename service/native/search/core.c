@@ -72,7 +72,13 @@ typedef struct {
     double aspiration;   /* first half-width of the root window; 0 disables */
     uint64_t tt_entries; /* table size (rounded down to a power of two); 0: no table */
     double spend_at;     /* before this gr_now() instant every iteration is begun (the caller's time used); 0: none */
+    const double *selective; /* multi-ProbCut's rows (service/core/selectivity.py's table()); NULL: none */
+    int32_t sel_stages;      /* the rows' stages: plies_left 0 .. sel_stages - 1, SEL_DEPTHS rows each */
+    int32_t pad;
 } gr_limits;
+
+#define SEL_DEPTHS 64 /* selectivity.MAX_DEPTH */
+#define SEL_FIELDS 4  /* shallow depth, a, b, margin */
 
 typedef struct {
     int32_t depth;
@@ -139,6 +145,8 @@ typedef struct {
     int reason;
     int solve;
     int proving; /* the iteration that goes to the end of the game, uncapped: every value in it is proved */
+    const double *sel; /* multi-ProbCut's rows, NULL: no selective pruning (never in solve mode) */
+    int sel_stages;
     int32_t killers[MAX_PLY][2];
     /* The principal variation below each ply of the current search (the triangular table): a line kept
      * whenever a move lands inside a node's window, and a node the table answers inside its window takes the
@@ -441,6 +449,29 @@ static void etc_bounds(ctx *c, const void *child, uint64_t key, double decided, 
         *lo = -(e->hi + decided), *hi = -(e->lo + decided);
 }
 
+/* Multi-ProbCut (service/core/selectivity.py): whether a shallow search shows the node's value so far outside
+ * (alpha, beta) that the deep one cannot come back inside: 1 to cut the node at beta, -1 at alpha, 0 to search
+ * it. The Python twin is Tree.probcut. */
+static int probcut(ctx *c, const void *pos, int depth, double alpha, double beta, int ply) {
+    int stage = c->k->plies_left(pos), p;
+    if (stage >= c->sel_stages) stage = c->sel_stages - 1;
+    const double *row = c->sel + ((size_t)stage * SEL_DEPTHS + (depth < SEL_DEPTHS ? depth : SEL_DEPTHS - 1)) *
+                                     SEL_FIELDS;
+    int shallow = (int)row[0];
+    if (shallow <= 0) return 0;
+    double a = row[1], b = row[2], margin = row[3];
+    if (isfinite(beta)) {
+        double bound = (beta + margin - b) / a;
+        if (node(c, pos, shallow, nextafter(bound, -INFINITY), bound, ply, &p) >= bound) return 1;
+    }
+    if (isfinite(alpha)) {
+        double bound = (alpha - margin - b) / a;
+        if (node(c, pos, shallow, bound, nextafter(bound, INFINITY), ply, &p) <= bound) return -1;
+    }
+    clear_line(c, ply);
+    return 0;
+}
+
 static double node(ctx *c, const void *pos, int depth, double alpha, double beta, int ply, int *proved) {
     const gr_kernel *k = c->k;
     check(c);
@@ -487,6 +518,11 @@ static double node(ctx *c, const void *pos, int depth, double alpha, double beta
                 return lo >= beta || lo == hi ? lo : hi;
             }
         }
+    }
+    int cut = c->sel && !solving ? probcut(c, pos, depth, alpha, beta, ply) : 0;
+    if (cut) {
+        *proved = 0;
+        return cut < 0 ? alpha : beta;
     }
     int moves[GR_MAX_MOVES];
     int n = k->moves(pos, moves, solving);
@@ -859,6 +895,10 @@ int gr_search_reporting(const char *game, const void *state, const gr_limits *li
     c->stop = stop;
     c->countdown = 1;
     c->solve = lim->solve;
+    if (!lim->solve && lim->selective && lim->sel_stages > 0) {
+        c->sel = lim->selective;
+        c->sel_stages = lim->sel_stages;
+    }
     if (lim->tt_entries) {
         uint64_t size = 2;
         while (size * 2 <= lim->tt_entries) size *= 2;
