@@ -20,7 +20,7 @@ SHIPPED = ("service", "proto", "clients", "docs")
 OUTSIDE = re.compile(r"rules\.md|shared/spec")
 # Generated or installed, never written here (generated code, the Node example's packages and build), and
 # binary files (native kernels, the released contract images, Reversi's compressed pattern weights).
-BUILT = {"gen", "node_modules", "dist"}
+BUILT = {"gen", "node_modules", "dist", "__pycache__"}  # made by the build or by Python, never shipped
 BINARY = (".so", ".binpb", ".gz")
 LINK = re.compile(r"\]\(([^)\s#]+)(?:#[^)]*)?\)")
 
