@@ -79,8 +79,8 @@ def match(games: int, move_ms: int, goal: float, seed: int, width: float | None)
     )
 
 
-def depths(count: int) -> None:
-    print(f"Depth with a caller's second on {count} midgame positions (24 discs; goal: median >= {DEPTH_GOAL})")
+def depths(count: int, move_ms: int = 1000) -> None:
+    print(f"Depth with a caller's {move_ms} ms on {count} midgame positions (24 discs; goal: median >= {DEPTH_GOAL})")
     found: dict[bool, list[int]] = {True: [], False: []}
     rates: dict[bool, list[float]] = {True: [], False: []}
     for seed in range(count):
@@ -88,7 +88,7 @@ def depths(count: int) -> None:
         row = []
         for selective in (False, True):
             cpu = time.process_time()
-            result = move_of(position, 1000, selective)
+            result = move_of(position, move_ms, selective)
             spent = time.process_time() - cpu
             found[selective].append(result.depth)
             rates[selective].append(result.nodes / max(spent, 1e-9))
@@ -116,6 +116,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--long-games", type=int, default=24, help=f"games at 1 s (24; the full measure {LONG_GAMES})")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--width", type=float, help="the cut's width in deviations instead of the model's")
+    parser.add_argument("--depth-ms", type=int, default=1000, help="the time of each depth search (1000)")
+    parser.add_argument("--short-ms", type=int, default=100, help="the short match's time a move (100)")
     parser.add_argument("--quick", action="store_true", help="2 positions, 4 games at 100 ms, none at 1 s")
     args = parser.parse_args(argv)
     if not engine.available("reversi"):
@@ -124,10 +126,10 @@ def main(argv: list[str] | None = None) -> int:
     if args.quick:
         args.positions, args.short_games, args.long_games = 2, 4, 0
     if args.positions:
-        depths(args.positions)
+        depths(args.positions, args.depth_ms)
     print("Matches, expert with the model against expert without it (today's), from balanced openings")
     if args.short_games:
-        match(args.short_games, 100, SHORT_GOAL, args.seed, args.width)
+        match(args.short_games, args.short_ms, SHORT_GOAL, args.seed, args.width)
     if args.long_games:
         match(args.long_games, 1000, LONG_GOAL, args.seed, args.width)
     return 0
