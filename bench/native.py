@@ -85,7 +85,7 @@ def mark(met: bool) -> str:
     return "met" if met else "MISSED"
 
 
-def prove(numbers: list[int], solve_lead: int = SOLVE_LEAD) -> bool:
+def prove(numbers: list[int], solve_lead: int = SOLVE_LEAD, tt_entries: int = native.DEFAULT_TT_ENTRIES) -> bool:
     print(
         f"Reversi FFO proofs (goals: #40-#44 each proved within {PROVE_GOAL_S:.0f} CPU s of one core, #40-#49 "
         f"within {PROVE_ALL_GOAL_S:.0f} CPU s in all and none slower than before the endgame work; "
@@ -99,7 +99,9 @@ def prove(numbers: list[int], solve_lead: int = SOLVE_LEAD) -> bool:
         _, _, value, best = FFO[number]
         began = time.process_time()
         # learned: expert's table, which ``service.levels`` hands the kernel when it is imported
-        result = native.search(position, Limits(), solve=True, solve_lead=solve_lead, learned=True)
+        result = native.search(
+            position, Limits(), solve=True, solve_lead=solve_lead, learned=True, tt_entries=tt_entries
+        )
         cpu = time.process_time() - began
         assert result is not None
         move = position.move_notation(result.move)
@@ -286,11 +288,17 @@ def main() -> int:
     parser.add_argument(
         "--solve-lead", type=int, default=SOLVE_LEAD, help=f"heuristic iterations before each FFO proof ({SOLVE_LEAD})"
     )
+    parser.add_argument(
+        "--tt-entries",
+        type=int,
+        default=native.DEFAULT_TT_ENTRIES,
+        help=f"the FFO proofs' table in entries ({native.DEFAULT_TT_ENTRIES:,}, the service's)",
+    )
     args = parser.parse_args()
     if not native.available("reversi"):
         print("the native search engine is not built (make install) or GAMERULES_NO_NATIVE is set: nothing to measure")
         return 0
-    ok = prove([40] if args.quick else sorted(FFO), args.solve_lead)
+    ok = prove([40] if args.quick else sorted(FFO), args.solve_lead, args.tt_entries)
     rates = speed(3 if args.quick else 10)
     best_at_one_second([40, 41, 42] if args.quick else list(range(40, 50)), rates)
     kalah_proof(3, 10.0, 2)

@@ -20,6 +20,7 @@ a run reproduces its file on a machine. The file records how it was made and the
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import random
 import sys
@@ -45,21 +46,11 @@ WIDTH = 1.5  # the cut's width in standard deviations (``python -m bench.reversi
 MIN_DEPTH = 3
 
 
-def values(task: tuple[int, int, int, int]) -> tuple[int, list[float]]:
+def values(position: ReversiPosition, depth: int) -> tuple[int, list[float]]:
     """The stage of a position and its root value at each depth 1..depth (a worker's job)."""
-    black, white, to_move, depth = task
-    position = POSITIONS[(black, white, to_move)]
     found: list[engine.Iteration] = []
     engine.search(position, Limits(max_depth=depth), learned=True, iterations=found)
     return position.plies_left(), [i.value for i in found]
-
-
-POSITIONS: dict[tuple[int, int, int], ReversiPosition] = {}
-
-
-def _init(positions: list[ReversiPosition]) -> None:
-    for p in positions:
-        POSITIONS[(p.black, p.white, p.to_move)] = p
 
 
 def sample(games: int, seed: int) -> list[ReversiPosition]:
@@ -122,9 +113,8 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     began = time.monotonic()
     positions = sample(args.games, args.seed)
-    tasks = [(p.black, p.white, p.to_move, args.depth) for p in positions]
-    with ProcessPoolExecutor(args.workers, initializer=_init, initargs=(positions,)) as pool:
-        rows = list(pool.map(values, tasks, chunksize=4))
+    with ProcessPoolExecutor(args.workers) as pool:
+        rows = list(pool.map(functools.partial(values, depth=args.depth), positions, chunksize=4))
     rows = [(s, v) for s, v in rows if len(v) == args.depth]  # a game that ended inside the depth has fewer
     model, report = fit(rows, args.depth)
     data = model.to_json()

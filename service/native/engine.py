@@ -352,7 +352,7 @@ def search(
         tt_entries=max(0, tt_entries),
         spend_at=began + limits.spend * (own_end - began) if own_end else 0.0,
     )
-    if selective is not None and not solve:
+    if selective is not None:  # the core ignores it in solve mode
         rows = selective_rows(selective, SELECTIVE_STAGES)
         c_limits.selective = rows.buffer_info()[0]
         c_limits.sel_stages = SELECTIVE_STAGES

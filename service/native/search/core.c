@@ -451,9 +451,9 @@ static void etc_bounds(ctx *c, const void *child, uint64_t key, double decided, 
 
 /* Multi-ProbCut (service/core/selectivity.py): whether a shallow search shows the node's value so far outside
  * (alpha, beta) that the deep one cannot come back inside: 1 to cut the node at beta, -1 at alpha, 0 to search
- * it. The Python twin is Tree.probcut. */
-static int probcut(ctx *c, const void *pos, int depth, double alpha, double beta, int ply) {
-    int stage = c->k->plies_left(pos), p;
+ * it; stage is the node's plies_left. The Python twin is Tree.probcut. */
+static int probcut(ctx *c, const void *pos, int stage, int depth, double alpha, double beta, int ply) {
+    int p;
     if (stage >= c->sel_stages) stage = c->sel_stages - 1;
     const double *row = c->sel + ((size_t)stage * SEL_DEPTHS + (depth < SEL_DEPTHS ? depth : SEL_DEPTHS - 1)) *
                                      SEL_FIELDS;
@@ -484,7 +484,7 @@ static double node(ctx *c, const void *pos, int depth, double alpha, double beta
     }
     /* A node searched to the end of the game (solve mode, or a depth past the plies left) is being proved:
      * the kernel's exact endgame may answer it, and its moves come in the kernel's solving order. */
-    int solving = c->solve || depth >= k->plies_left(pos);
+    int left = k->plies_left(pos), solving = c->solve || depth >= left;
     if (solving && k->endgame) {
         double v;
         uint64_t n = 0;
@@ -519,7 +519,7 @@ static double node(ctx *c, const void *pos, int depth, double alpha, double beta
             }
         }
     }
-    int cut = c->sel && !solving ? probcut(c, pos, depth, alpha, beta, ply) : 0;
+    int cut = c->sel && !solving ? probcut(c, pos, left, depth, alpha, beta, ply) : 0;
     if (cut) {
         *proved = 0;
         return cut < 0 ? alpha : beta;
