@@ -82,6 +82,12 @@ class Position(ABC, Generic[MoveT]):
         forced passes and the end of the game included."""
 
     @abstractmethod
+    def stage(self) -> float:
+        """The share of the game still to play, from 1.0 at the start to 0.0 at the end (each game counts what
+        its moves use up: empty squares, seeds in the pits, undrawn lines, free cells): what a value's win chance
+        reads beside it (``service/levels/winchance.py``)."""
+
+    @abstractmethod
     def outcome(self) -> Outcome | None:
         """The result once the game is over, else None."""
 

@@ -106,6 +106,7 @@ class ScoredMove:
     move: Move
     value: float
     exact: bool = False
+    pv: tuple[Move, ...] = ()  # the move's own line, starting with it, as long as the search knows it
 
 
 @dataclass(slots=True)

@@ -119,6 +119,10 @@ class DotsAndBoxesPosition(Position[Move]):
         """The drawn lines as a bitmask over the line numbers (see the module docstring)."""
         return self._lines
 
+    def stage(self) -> float:
+        """The undrawn lines' share of all the lines."""
+        return 1.0 - self._lines.bit_count() / self._geo.line_count
+
     @property
     def phase(self) -> str:
         """``setup`` or ``choice`` (pie rule only) or ``play``."""

@@ -390,6 +390,11 @@ class KalahPosition(Position[Move]):
         n, b = self._pits, self._board
         return sum(b) - b[n] - b[2 * n + 1]
 
+    def stage(self) -> float:
+        """The seeds still in the pits as a share of all the seeds on the board."""
+        total = sum(self._board)
+        return self.seeds_in_play() / total if total else 0.0
+
 
 # Weights of ``evaluate``, in seeds. The free-move and capture terms are older (they beat the plain store
 # difference in self-play). The seeds-on-side term won the self-play of ``hard`` variants at a fixed node budget

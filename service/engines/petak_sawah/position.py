@@ -274,6 +274,11 @@ class PetakSawahPosition(Position[Move]):
                     cells ^= low
         return moves
 
+    def stage(self) -> float:
+        """The empty cultivable cells' share of all of them."""
+        empty = self.empty.bit_count()
+        return empty / max(1, empty + (self.own1 | self.own2).bit_count())
+
     def plies_left(self) -> int:
         """Moves left to the end of the game: one per empty cultivable cell (the search's solve mode)."""
         return self.empty.bit_count()

@@ -106,6 +106,10 @@ class ReversiPosition(Position[Move]):
         """How many squares are empty."""
         return self._geo.n - (self.black | self.white).bit_count()
 
+    def stage(self) -> float:
+        """The empty squares' share of those the start left empty (four discs stand at the start)."""
+        return self.empties() / (self._geo.n - 4)
+
     # --- notation and fields ---
 
     def board_rows(self) -> list[str]:

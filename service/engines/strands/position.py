@@ -385,6 +385,10 @@ class StrandsPosition(Position[Move]):
         seat = self._to_move
         return candidate_moves(self.layout, self._move_groups(), self.stones(seat), self.stones(3 - seat))
 
+    def stage(self) -> float:
+        """The free cells' share of the board."""
+        return 1.0 - (self.black | self.white).bit_count() / self.layout.size
+
     def search_moves_complete(self) -> bool:
         """Whether ``search_moves`` holds every full cover (at most CANDIDATE_CAP of them): then a value the
         search proves over them is the value over every move."""
