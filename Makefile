@@ -50,7 +50,7 @@ STEP = @mkdir -p build && echo "make: $(1) ..." && date +%s > $(BEGAN)
 STEPPED = @echo "make: $(1): $$(( $$(date +%s) - $$(cat $(BEGAN)) )) s" && rm -f $(BEGAN)
 
 .PHONY: install browser proto run test lint format typecheck bench lock check-pythons clean examples release-contract tools stubs \
-	client-examples node-example go-example train-reversi fit-probcut
+	client-examples node-example go-example train-reversi fit-probcut fit-winchance
 
 install: $(INSTALLED) $(GENERATED) $(ENGINE) $(WHEELS) browser
 
@@ -217,6 +217,12 @@ train-reversi: install
 # loads: self-play positions searched 11 plies deep by the native engine, a few minutes on two cores. Seeded.
 fit-probcut: install
 	$(PY) -m service.learn.probcut --workers $(WORKERS)
+
+# Fit each game's win-chance model (service/learn/winchance.py) into service/levels/data/winchance/, the files
+# the levels load: self-play of every level against every level, labelled by the strongest level's analysis,
+# a quarter of the games held out. One process, about half an hour of CPU for the five games. Seeded.
+fit-winchance: install
+	$(PY) -m service.learn.winchance --scale-check 12
 
 # Record the OpenAPI document's examples again (service/api/rest/examples.json) from real answers.
 examples: install
