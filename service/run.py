@@ -18,7 +18,9 @@ import urllib.request
 import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
-from service.api import environment, listeners
+from service.api import environment, listeners, settings
+from service.api.rest import gateway_server
+from service.api.rpc import server as server_module
 from service.games import GAMES
 
 
@@ -57,7 +59,7 @@ def _ports(args: argparse.Namespace) -> str | None:
         if listeners.in_use(args.host, port):
             return listeners.taken(listener, args.host, port)
     if args.metrics_port is None:
-        wanted = int(environment.env(listeners.METRICS.variable, "0") or 0)
+        wanted = settings.value(listeners.METRICS.variable, settings.port(0), 0)
         args.metrics_port = wanted or environment.DEFAULT_METRICS_PORT
         if not wanted and listeners.in_use(args.host, args.metrics_port):
             free = listeners.free_port(args.host)
@@ -72,24 +74,51 @@ def _ports(args: argparse.Namespace) -> str | None:
     return None
 
 
-def main() -> int:
-    parser = argparse.ArgumentParser(description="Start the gamerules gRPC server and REST gateway.")
-    env = environment.env
-    parser.add_argument("--host", default=env("GAMERULES_HOST", environment.DEFAULT_HOST))
-    parser.add_argument(
-        "--grpc-port", type=int, default=int(env("GAMERULES_GRPC_PORT", str(environment.DEFAULT_GRPC_PORT)))
-    )
-    parser.add_argument(
-        "--http-port", type=int, default=int(env("GAMERULES_HTTP_PORT", str(environment.DEFAULT_HTTP_PORT)))
-    )
-    parser.add_argument(
+def _arguments(argv: list[str] | None) -> argparse.Namespace:
+    """``make run``'s flags, each defaulting to its variable (checked here); then every setting of the server
+    and the gateway checked as they will read them, so that a bad one stops everything before anything starts,
+    with the one line that names it (exit 2)."""
+    S = settings
+    parser = S.Parser(prog="make run", description="Start the gamerules gRPC server and REST gateway.")
+    add = parser.add_argument
+    host = S.checked(parser, lambda: S.value("GAMERULES_HOST", S.host, environment.DEFAULT_HOST))
+    add("--host", type=S.flag(S.host), default=host)
+    for flag, listener, default in (
+        ("--grpc-port", listeners.GRPC, environment.DEFAULT_GRPC_PORT),
+        ("--http-port", listeners.HTTP, environment.DEFAULT_HTTP_PORT),
+    ):
+        port = S.checked(parser, lambda: S.value(listener.variable, S.port(1), default))  # noqa: B023
+        add(flag, type=S.flag(S.port(1)), default=port)
+    add(
         "--metrics-port",
-        type=int,
+        type=S.flag(S.port(0)),
         default=None,
         help="the server's (default: GAMERULES_METRICS_PORT, else 9464 or a free port); 0: none",
     )
-    parser.add_argument("--gateway-workers", type=int, default=2)
-    args = parser.parse_args()
+    add("--gateway-workers", type=S.flag(gateway_server.WORKERS), default=2)
+    args = parser.parse_args(argv)
+    S.checked(parser, lambda: S.value(listeners.METRICS.variable, S.port(0), 0))
+    server_module.parse_args(_server_flags(args, args.metrics_port or 0))
+    gateway_server.check(_gateway_flags(args))
+    return args
+
+
+def _server_flags(args: argparse.Namespace, metrics_port: int) -> list[str]:
+    return ["--host", args.host, "--port", str(args.grpc_port), "--metrics-port", str(metrics_port)]
+
+
+def _gateway_flags(args: argparse.Namespace) -> list[str]:
+    return [
+        "--bind", f"{args.host}:{args.http_port}", "--grpc-target", f"{args.host}:{args.grpc_port}",
+        "--workers", str(args.gateway_workers),
+    ]  # fmt: skip
+
+
+def main(argv: list[str] | None = None) -> int:
+    try:
+        args = _arguments(argv)
+    except SystemExit as exit:  # the one line is written
+        return int(exit.code or 0)
     refused = _ports(args)
     if refused is not None:
         print(refused, file=sys.stderr)
@@ -118,22 +147,13 @@ def main() -> int:
     signal.signal(signal.SIGTERM, stop)
     signal.signal(signal.SIGINT, stop)
     # The server reads the rest of its configuration (GAMERULES_*) from the environment: see the README.
-    server = start(
-        [
-            sys.executable, "-m", "service.api.rpc.server",
-            "--host", args.host, "--port", str(args.grpc_port), "--metrics-port", str(args.metrics_port),
-        ]
-    )  # fmt: skip
+    server = start([sys.executable, "-m", "service.api.rpc.server", *_server_flags(args, args.metrics_port)])
     if server is not None and not _wait_serving(grpc_address, 30, stopping, server) and not stopping:
         server.terminate()
         print(f"the gRPC server did not start on {grpc_address}", file=sys.stderr)
         return _failed(server.wait())
-    gateway = None if stopping else start(
-        [
-            sys.executable, "-m", "service.api.rest.gateway_server", "--bind", f"{args.host}:{args.http_port}",
-            "--grpc-target", grpc_address, "--workers", str(args.gateway_workers),
-        ]
-    )  # fmt: skip
+    gateway_command = [sys.executable, "-m", "service.api.rest.gateway_server", *_gateway_flags(args)]
+    gateway = None if stopping else start(gateway_command)
     http_url = f"http://{args.host}:{args.http_port}"
     if gateway is not None and not _wait_http(f"{http_url}/healthz", 30, stopping, gateway) and not stopping:
         print(f"the REST gateway did not start on {args.host}:{args.http_port}", file=sys.stderr)

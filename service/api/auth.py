@@ -19,6 +19,7 @@ from collections.abc import Callable, Iterable, Mapping
 import grpc
 from grpc_status import rpc_status
 
+from service.api import settings
 from service.api.errors import ApiError
 
 ENV_KEYS = "GAMERULES_API_KEYS"
@@ -53,14 +54,42 @@ class ApiKeys:
 
 
 def load(path: str | None = None, environ: Mapping[str, str] | None = None) -> ApiKeys:
-    """The keys in ``path`` (default ``$GAMERULES_API_KEYS_FILE``) and ``$GAMERULES_API_KEYS``."""
+    """The keys in ``path`` (default ``$GAMERULES_API_KEYS_FILE``) and ``$GAMERULES_API_KEYS``.
+
+    A ``SettingError`` (the start refused) for a file that is missing, holds no key (empty, comments only) or
+    holds something other than keys (a PEM file: ``-----BEGIN ...``), and for ``GAMERULES_API_KEYS`` set to no
+    key (``,``): each would otherwise switch the check off, or make a certificate's lines keys, silently."""
     environ = os.environ if environ is None else environ
     path = path or environ.get(ENV_KEYS_FILE) or None
-    keys = [key.strip() for key in environ.get(ENV_KEYS, "").split(",")]
+    keys: list[str] = []
+    given = environ.get(ENV_KEYS, "")
+    if given.strip():
+        keys = [key.strip() for key in given.split(",") if key.strip()]
+        if not keys or any(_not_a_key(key) for key in keys):
+            raise settings.SettingError(f"{ENV_KEYS}=<hidden>: send API keys, comma-separated, without spaces")
     if path:
-        with open(path, encoding="utf-8") as file:
-            keys += [line.strip() for line in file if line.strip() and not line.lstrip().startswith("#")]
+        keys += _file_keys(path)
     return ApiKeys(keys)
+
+
+def _not_a_key(key: str) -> bool:
+    return key.startswith("-----") or any(c.isspace() or not c.isprintable() for c in key)
+
+
+def _file_keys(path: str) -> list[str]:
+    refused = f"{ENV_KEYS_FILE}={path!r}: send a file of API keys, one a line ('#' comments)"
+    try:
+        with open(path, encoding="utf-8") as file:
+            lines = [line.strip() for line in file if line.strip() and not line.lstrip().startswith("#")]
+    except FileNotFoundError:
+        raise settings.SettingError(f"{refused}: there is no such file") from None
+    except (OSError, UnicodeError) as error:
+        raise settings.SettingError(f"{refused}: it cannot be read ({type(error).__name__})") from None
+    if not lines:
+        raise settings.SettingError(f"{refused}: it holds no key")
+    if any(_not_a_key(line) for line in lines):
+        raise settings.SettingError(f"{refused}: it holds lines that are no keys (a certificate or key file?)")
+    return lines
 
 
 def presented_key(get: Callable[[str], str | None]) -> str | None:

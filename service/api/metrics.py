@@ -32,6 +32,7 @@ import prometheus_client
 from google.protobuf import descriptor
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, multiprocess
 
+from service.api import settings
 from service.api.calls import Call
 from service.core.values import SearchResult
 
@@ -194,15 +195,8 @@ class MetricsAccess:
 
 def metrics_access(environ: Mapping[str, str] | None = None) -> MetricsAccess:
     """The access of ``GAMERULES_METRICS_TOKEN`` (or the file ``GAMERULES_METRICS_TOKEN_FILE`` names) and
-    ``GAMERULES_METRICS_TLS_CERT`` / ``_KEY``."""
-    environ = os.environ if environ is None else environ
-    token = environ.get("GAMERULES_METRICS_TOKEN", "")
-    if not token and environ.get("GAMERULES_METRICS_TOKEN_FILE"):
-        with open(environ["GAMERULES_METRICS_TOKEN_FILE"], encoding="utf-8") as file:
-            token = file.read().strip()
-    return MetricsAccess(
-        token, environ.get("GAMERULES_METRICS_TLS_CERT", ""), environ.get("GAMERULES_METRICS_TLS_KEY", "")
-    )
+    ``GAMERULES_METRICS_TLS_CERT`` / ``_KEY``, as ``settings.metrics_access`` reads and checks them."""
+    return MetricsAccess(*settings.metrics_access(environ))
 
 
 class _MetricsServer(http.server.ThreadingHTTPServer):

@@ -221,9 +221,9 @@ def test_options_without_cors_is_405_with_the_true_allow(gateway_url):
 
 
 def test_every_line_the_gateway_writes_is_json_grpc_core_included(tmp_path):
-    """gRPC's C core writes its own lines to stderr (here: a CA file that holds no certificate)."""
+    """gRPC's C core writes its own lines to stderr (here: a PEM CA file whose certificate is garbage)."""
     bad_ca = tmp_path / "ca.pem"
-    bad_ca.write_text("not a certificate\n")
+    bad_ca.write_text("-----BEGIN CERTIFICATE-----\nnot a certificate\n-----END CERTIFICATE-----\n")
     port = free_port()
     env = {**os.environ, "GAMERULES_GRPC_TARGET_CA": str(bad_ca)}
     process = subprocess.Popen(gateway_command(port, "127.0.0.1:1"), env=env, stderr=subprocess.PIPE)

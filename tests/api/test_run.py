@@ -175,11 +175,12 @@ def test_make_run_moves_a_taken_metrics_port_it_was_not_asked_for_and_says_so():
 
 
 def test_make_run_gives_up_as_soon_as_the_server_exits():
-    """A server that exits while it starts (here on a malformed setting) ends make run's program with it,
-    instead of after the 30 s it waits for the server to answer its health check."""
+    """A server that exits while it starts (here: its metrics cannot listen on an address this host does not
+    have; a malformed setting is refused before anything starts, ``test_settings.py``) ends make run's program
+    with it, instead of after the 30 s it waits for the server to answer its health check."""
     done = subprocess.run(
         [sys.executable, "-m", "service.run", "--grpc-port", str(free_port()), "--http-port", str(free_port())],
-        env={**os.environ, **QUIET, "GAMERULES_WORKERS": "none"},
+        env={**os.environ, **QUIET, "GAMERULES_METRICS_HOST": "192.0.2.1"},
         capture_output=True,
         text=True,
         timeout=25,  # under the 30 s health-check wait: an exit that went unseen runs into it

@@ -10,12 +10,11 @@ A malformed value is refused at start with a message naming the variable and say
 
 from __future__ import annotations
 
-import math
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from service.api import auth, environment
+from service.api import auth, environment, settings
 from service.api.rest import gateway_pacing
 
 MAX_BODY_BYTES = 1 << 20
@@ -33,8 +32,8 @@ DEFAULT_BODY_CHUNK_S = 5.0  # each chunk of it after the one before
 DEFAULT_MAX_BODIES = 512  # bodies arriving at once in a worker
 
 
-class ConfigError(ValueError):
-    """A variable's value the gateway cannot use; the message names it and says what to send."""
+# A variable's value the gateway cannot use; the message names it and says what to send.
+ConfigError = settings.SettingError
 
 
 @dataclass(frozen=True, slots=True)
@@ -107,12 +106,15 @@ class GatewayConfig:
         for name, variable in _VARIABLES.items():
             raw = environment.env(variable, environ=environ).strip()
             if raw:
-                values[name] = _parse(name, variable, raw)
-        ca = environment.env(_TLS_VARIABLES["ca"], environ=environ)
+                values[name] = settings.value(variable, _KINDS[name], None, environ)
+        ca, cert, key = (
+            settings.value(_TLS_VARIABLES[part], settings.pem_file, "", environ) for part in ("ca", "cert", "key")
+        )
+        if bool(cert) != bool(key):
+            raise ConfigError("GAMERULES_GRPC_TARGET_CERT and GAMERULES_GRPC_TARGET_KEY go together: send both")
+        if cert and not ca:
+            raise ConfigError("GAMERULES_GRPC_TARGET_CERT needs GAMERULES_GRPC_TARGET_CA: send the server's CA too")
         if ca:
-            cert, key = (environment.env(_TLS_VARIABLES[part], environ=environ) for part in ("cert", "key"))
-            if bool(cert) != bool(key):
-                raise ConfigError("GAMERULES_GRPC_TARGET_CERT and GAMERULES_GRPC_TARGET_KEY go together: set both")
             values["tls"] = BackendTls(ca, cert, key)
         return cls(api_keys=auth.load(environ=environ), **values)  # type: ignore[arg-type]
 
@@ -147,32 +149,18 @@ class GatewayConfig:
         )
 
 
-# What each field accepts: its type and its least value.
-_KINDS: dict[str, tuple[type, float]] = {
-    "connections": (int, 1),
-    "timeout_s": (float, 0.001),
-    "max_body_bytes": (int, 1),
-    "threads": (int, 0),
-    "waiting_best_moves": (int, 0),
-    "refusal_hold_s": (float, 0),
-    "max_queue_wait_s": (float, 0),
-    "body_s": (float, 0.001),
-    "body_chunk_s": (float, 0.001),
-    "max_bodies": (int, 1),
+# What each field's variable accepts (docs/operations.md's table quotes the ranges).
+_KINDS: dict[str, settings.Kind[object]] = {
+    "grpc_target": settings.target,
+    "connections": settings.whole(1, 64),
+    "timeout_s": settings.seconds(0, settings.MAX_SECONDS),
+    "max_body_bytes": settings.whole(settings.MIN_REQUEST_BYTES, settings.MAX_REQUEST_BYTES),
+    "threads": settings.whole(1, settings.MAX_THREADS),
+    "waiting_best_moves": settings.whole(0, 4096),
+    "refusal_hold_s": settings.seconds(0, 10, zero=True),
+    "max_queue_wait_s": settings.seconds(0, 60, zero=True),
+    "body_s": settings.seconds(0, settings.MAX_SECONDS),
+    "body_chunk_s": settings.seconds(0, settings.MAX_SECONDS),
+    "max_bodies": settings.whole(1, 100_000),
+    "cors_origins": settings.origins,
 }
-
-
-def _parse(name: str, variable: str, raw: str) -> object:
-    if name == "cors_origins":
-        return tuple(origin.strip().rstrip("/") for origin in raw.split(",") if origin.strip())
-    if name not in _KINDS:
-        return raw
-    kind, least = _KINDS[name]
-    word = "a whole number" if kind is int else "a number"
-    try:
-        value = kind(raw)
-    except ValueError:
-        raise ConfigError(f"{variable}={raw!r}: send {word} of at least {least:g}") from None
-    if not (math.isfinite(value) and value >= least):
-        raise ConfigError(f"{variable}={raw!r}: send {word} of at least {least:g}")
-    return value

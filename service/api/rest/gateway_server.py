@@ -31,16 +31,13 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from service.api import cpus, environment, listeners, logs, multiproc
+from service.api import cpus, environment, listeners, logs, multiproc, settings
 from service.api.rest import gateway_pacing
-from service.api.rest.gateway_config import DEFAULT_THREADS, ConfigError, GatewayConfig
+from service.api.rest.gateway_config import _KINDS, DEFAULT_THREADS, GatewayConfig
 
 # The stages of a request the front does not time itself: granian's public options (``docs/operations.md``).
 DEFAULT_HEADER_S = 10.0  # the request line and headers, and a keep-alive connection's wait for its next request
 DEFAULT_MAX_CONNECTIONS = 2048  # connections a worker serves at once (granian's backpressure)
-
-
-_env = environment.env
 
 
 def parse_bind(bind: str) -> tuple[str, int]:
@@ -62,84 +59,143 @@ def parse_bind(bind: str) -> tuple[str, int]:
     return host, int(port)
 
 
+S = settings
+WORKERS = S.whole(1, S.MAX_WORKERS)
+HEADER_TIMEOUT_S = S.seconds(0, S.MAX_SECONDS)
+MAX_CONNECTIONS = S.whole(1, 100_000)
+GRACE_S = S.seconds(0, S.MAX_SECONDS)
+
+
+def _cores(raw: str) -> str:
+    usable = cpus.usable()
+    if raw.strip().lower() != cpus.ALL and not cpus.parse(raw) & usable:  # parse: a ValueError saying what to send
+        raise ValueError(f"send all, or a core list naming some of this process's cores ({cpus.text(usable)})")
+    return raw
+
+
+def _bind(raw: str) -> tuple[str, int]:
+    try:
+        return parse_bind(raw)
+    except argparse.ArgumentTypeError as why:
+        raise ValueError(f"send host:port ({why})") from None
+
+
 def parser(config: GatewayConfig | None = None) -> argparse.ArgumentParser:
-    """The flags, their defaults ``config``'s (None: the environment's, ``GatewayConfig.from_env``)."""
+    """The flags, their defaults ``config``'s (None: the environment's, ``GatewayConfig.from_env``) or their
+    variables' (checked here: a SettingError names one the gateway cannot use)."""
     config = config or GatewayConfig.from_env()
-    add = (parser := argparse.ArgumentParser(description="Run the gamerules REST gateway.")).add_argument
-    add("--bind", type=parse_bind, default=environment.gateway_bind(), help="host:port to listen on")
+    add = (parser := S.Parser(prog="gamerules-gateway", description="Run the gamerules REST gateway.")).add_argument
+    S.value("GAMERULES_HOST", S.host, environment.DEFAULT_HOST)
+    S.value("GAMERULES_HTTP_PORT", S.port(1), environment.DEFAULT_HTTP_PORT)
+    bind = environment.gateway_bind()
+    try:
+        default_bind = _bind(bind)
+    except ValueError as why:  # the old GAMERULES_GATEWAY_BIND: the new variables were checked above
+        raise S.SettingError(f"{environment.OLD_GATEWAY_BIND}={bind!r}: {why}") from None
+    add("--bind", type=S.flag(_bind), default=default_bind, help="host:port to listen on")
     add(
         "--grpc-target",
         "--backend",  # its name in release 0.1.0
         dest="grpc_target",
+        type=S.flag(S.target),
         default=config.grpc_target,
         help="the gRPC server, host:port",
     )
-    add("--workers", type=int, default=int(_env("GAMERULES_GATEWAY_WORKERS", str(os.cpu_count() or 1))))
+    workers = S.value("GAMERULES_GATEWAY_WORKERS", WORKERS, min(os.cpu_count() or 1, S.MAX_WORKERS))
+    add("--workers", type=S.flag(WORKERS), default=workers, help=f"worker processes (at most {S.MAX_WORKERS})")
     add(
         "--threads",
-        type=int,
+        type=S.flag(_KINDS["threads"]),
         default=config.threads or DEFAULT_THREADS,
         help="requests one worker handles at once (each waits on its gRPC call); more wait in line",
     )
     add(
         "--waiting-best-moves",
-        type=int,
+        type=S.flag(_KINDS["waiting_best_moves"]),
         default=gateway_pacing.DEFAULT_SLOTS if config.waiting_best_moves is None else config.waiting_best_moves,
         help="best moves a worker keeps waiting at once (for a thread, or for their 429), each on a thread "
         "beyond --threads; 0: none wait",
     )
     add(
         "--max-queue-wait-s",
-        type=float,
+        type=S.flag(_KINDS["max_queue_wait_s"]),
         default=config.max_queue_wait_s,
         help="the longest a best move waits for a place at a worker before it is sent on or refused",
     )
     add(
         "--refusal-hold-s",
-        type=float,
+        type=S.flag(_KINDS["refusal_hold_s"]),
         default=config.refusal_hold_s,
         help="how long a refused best move waits for its 429 (less near its deadline); 0: at once",
     )
     add(
         "--cpus",
-        default=_env("GAMERULES_GATEWAY_CPUS", cpus.ALL),
+        type=S.flag(_cores),
+        default=S.value("GAMERULES_GATEWAY_CPUS", _cores, cpus.ALL),
         help="the cores the gateway runs on: all, or a list such as 0 or 0-1 (on the server's host: its rules "
         "cores, away from the searches)",
     )
     add(
         "--header-timeout-s",
-        type=float,
-        default=float(_env("GAMERULES_GATEWAY_HEADER_TIMEOUT_S", str(DEFAULT_HEADER_S))),
+        type=S.flag(HEADER_TIMEOUT_S),
+        default=S.value("GAMERULES_GATEWAY_HEADER_TIMEOUT_S", HEADER_TIMEOUT_S, DEFAULT_HEADER_S),
         help="a request's line and headers arrive within this, and a keep-alive connection's next request",
     )
     add(
         "--body-timeout-s",
-        type=float,
+        type=S.flag(_KINDS["body_s"]),
         default=config.body_s,
         help="a request's whole body arrives within this (else 408, the connection closed)",
     )
     add(
         "--body-chunk-timeout-s",
-        type=float,
+        type=S.flag(_KINDS["body_chunk_s"]),
         default=config.body_chunk_s,
         help="each chunk of a body arrives within this of the one before (else 408)",
     )
     add(
         "--max-bodies",
-        type=int,
+        type=S.flag(_KINDS["max_bodies"]),
         default=config.max_bodies,
         help="bodies a worker receives at once; one more is answered 503 with Retry-After",
     )
     add(
         "--max-connections",
-        type=int,
-        default=int(_env("GAMERULES_GATEWAY_MAX_CONNECTIONS", str(DEFAULT_MAX_CONNECTIONS))),
+        type=S.flag(MAX_CONNECTIONS),
+        default=S.value("GAMERULES_GATEWAY_MAX_CONNECTIONS", MAX_CONNECTIONS, DEFAULT_MAX_CONNECTIONS),
         help="connections a worker serves at once; more wait to be accepted",
     )
-    add("--grace-s", type=float, default=float(_env("GAMERULES_GRACE_S", "15")), help="on SIGTERM, for requests")
-    add("--tls-cert", default=_env("GAMERULES_GATEWAY_TLS_CERT", ""), help="PEM certificate: serve HTTPS")
-    add("--tls-key", default=_env("GAMERULES_GATEWAY_TLS_KEY", ""), help="PEM key of --tls-cert")
+    grace = S.value("GAMERULES_GRACE_S", GRACE_S, 15.0)
+    add("--grace-s", type=S.flag(GRACE_S), default=grace, help="on SIGTERM, for requests")
+    cert = S.value("GAMERULES_GATEWAY_TLS_CERT", S.pem_file, "")
+    add("--tls-cert", type=S.flag(S.pem_file), default=cert, help="PEM certificate: serve HTTPS")
+    key = S.value("GAMERULES_GATEWAY_TLS_KEY", S.pem_file, "")
+    add("--tls-key", type=S.flag(S.pem_file), default=key, help="PEM key of --tls-cert")
     return parser
+
+
+def check(argv: list[str]) -> tuple[argparse.Namespace, GatewayConfig]:
+    """Every setting of the gateway read and checked once (its flags and variables): the flags and the config
+    the workers get. A value it cannot use ends the process (exit 2) with one line naming it."""
+    refusal = S.Parser(prog="gamerules-gateway")
+    from_env = S.checked(refusal, GatewayConfig.from_env)
+    S.checked(refusal, lambda: (S.log_settings(), S.metrics_access(), S.multiproc_dir()))
+    flags = S.checked(refusal, lambda: parser(from_env))
+    args = flags.parse_args(argv)
+    if bool(args.tls_cert) != bool(args.tls_key):
+        flags.error("GAMERULES_GATEWAY_TLS_CERT and GAMERULES_GATEWAY_TLS_KEY (--tls-cert, --tls-key): send both")
+    config = dataclasses.replace(
+        from_env,
+        grpc_target=args.grpc_target,
+        threads=args.threads,  # known: best moves get a share of them (``gateway._search_share``)
+        waiting_best_moves=args.waiting_best_moves,
+        refusal_hold_s=args.refusal_hold_s,
+        max_queue_wait_s=args.max_queue_wait_s,
+        body_s=args.body_timeout_s,
+        body_chunk_s=args.body_chunk_timeout_s,
+        max_bodies=args.max_bodies,
+    )
+    return args, config
 
 
 def worker_app() -> Any:
@@ -269,27 +325,20 @@ def warn_old_flags(argv: list[str]) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    logs.configure()  # first: reading the environment may log that an old variable name is deprecated
+    try:
+        level, log_format = S.log_settings()
+    except S.SettingError as refused:
+        print(f"gamerules-gateway: error: {refused}", file=sys.stderr)
+        return 2
+    logs.configure(level, log_format)  # before the rest: reading it may log that an old name is deprecated
     argv = sys.argv[1:] if argv is None else argv
     warn_old_flags(argv)
     try:
-        from_env = GatewayConfig.from_env()
-    except ConfigError as error:
-        print(error, file=sys.stderr)
-        return 2
-    args = parser(from_env).parse_args(argv)
-    if bool(args.tls_cert) != bool(args.tls_key):
-        print("--tls-cert and --tls-key go together", file=sys.stderr)
-        return 2
+        args, config = check(argv)
+    except SystemExit as refused:
+        return int(refused.code or 0)
     if args.cpus.strip().lower() != cpus.ALL:
-        try:
-            cores = cpus.parse(args.cpus) & cpus.usable()
-        except ValueError as error:
-            print(f"--cpus: {error}", file=sys.stderr)
-            return 2
-        if not cores:
-            print(f"--cpus {args.cpus!r} names none of the cores this process may use", file=sys.stderr)
-            return 2
+        cores = cpus.parse(args.cpus) & cpus.usable()
         try:
             cpus.pin_process(cores)  # before granian starts its threads and workers: they inherit it
         except OSError as error:  # a platform that refuses: the gateway runs on every core
@@ -298,20 +347,9 @@ def main(argv: list[str] | None = None) -> int:
     if listeners.in_use(host, port):  # granian would bind beside it (SO_REUSEPORT) or fail in each worker
         print(listeners.taken(listeners.HTTP, host, port), file=sys.stderr)
         return 2
-    config = dataclasses.replace(
-        from_env,
-        grpc_target=args.grpc_target,
-        threads=max(1, args.threads),  # known: best moves get a share of them (``gateway._search_share``)
-        waiting_best_moves=max(0, args.waiting_best_moves),
-        refusal_hold_s=max(0.0, args.refusal_hold_s),
-        max_queue_wait_s=max(0.0, args.max_queue_wait_s),
-        body_s=max(0.001, args.body_timeout_s),
-        body_chunk_s=max(0.001, args.body_chunk_timeout_s),
-        max_bodies=max(1, args.max_bodies),
-    )
     os.environ.update(config.to_env())  # what each worker's ``worker_config`` reads back
     metrics_dir, owned = multiproc.prepare("gamerules-gateway-metrics-")
-    if _env("GAMERULES_LOG_FORMAT", "json").lower() == "json":
+    if log_format == "json":
         logs.capture_stderr()
 
     from granian import Granian
@@ -319,7 +357,7 @@ def main(argv: list[str] | None = None) -> int:
     from granian.http import HTTP1Settings
     from granian.log import LogLevels
 
-    level = _env("GAMERULES_LOG_LEVEL", "INFO").lower()
+    level = level.lower()
     server = Granian(
         "service.api.rest.gateway_server:worker_app",
         factory=True,
@@ -329,10 +367,10 @@ def main(argv: list[str] | None = None) -> int:
         interface=Interfaces.ASGI,
         address=host,
         port=port,
-        workers=max(1, args.workers),
+        workers=args.workers,
         # Connections beyond the bound wait in the listen backlog. (A bound as low as the threads left whole
         # keep-alive connections unaccepted: the load benchmark's p99 then rose to seconds with many clients.)
-        backpressure=max(1, args.max_connections),
+        backpressure=args.max_connections,
         http1_settings=HTTP1Settings(header_read_timeout=max(1, round(args.header_timeout_s * 1000))),
         websockets=False,
         respawn_failed_workers=True,

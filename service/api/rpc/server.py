@@ -40,7 +40,7 @@ from grpc_reflection.v1alpha import reflection
 
 from gamerules.v1 import gamerules_pb2 as pb
 from gamerules.v1 import gamerules_pb2_grpc as pb_grpc
-from service.api import auth, callers, cpus, environment, listeners, logs, multiproc
+from service.api import auth, callers, cpus, environment, listeners, logs, multiproc, settings
 from service.api.calls import ObservingInterceptor
 from service.api.rpc import searches
 from service.api.rpc.servicer import GameRulesServicer, ServiceConfig
@@ -360,120 +360,131 @@ def _stop_workers(workers: set[int]) -> None:
 # --- configuration -----------------------------------------------------------------------------------------
 
 
-_env = environment.env
+S = settings
+# Each flag's setting: its variable and what it accepts (docs/operations.md's table quotes the ranges).
+WORKERS = S.whole(1, S.MAX_WORKERS)
+THREADS = S.whole(2, S.MAX_THREADS)
+REQUEST_BYTES = S.whole(S.MIN_REQUEST_BYTES, S.MAX_REQUEST_BYTES)
+CONCURRENT_RPCS = S.whole(1, 100_000)
+THINK_MS = S.whole(10, 600_000)
+SEARCH_SLOTS = S.whole(1, 64)
+SEARCH_QUEUE = S.whole(0, 1024)
+QUEUE_WAIT_S = S.seconds(0, 60, zero=True)
+GIL_SWITCH_MS = S.seconds(0.05, 100, zero=True)
+GRACE_S = S.seconds(0, S.MAX_SECONDS)
+
+
+def _search_cpus(raw: str) -> str:
+    try:
+        cpus.plan(raw)
+    except ValueError as why:
+        raise ValueError(f"send auto, all, or a core list such as 1 or 2-7 ({why})") from None
+    return raw
+
+
+def _trusted_peers(raw: str) -> str:
+    try:
+        callers.trusted_networks(raw)
+    except ValueError:
+        raise ValueError("send addresses or networks, comma-separated, such as 10.0.0.0/8,::1") from None
+    return raw
+
+
+def _flags(parser: argparse.ArgumentParser) -> None:
+    """The flags, each defaulting to its environment variable (checked here), then to a built-in value.
+    A flat table, one flag a line: longer than most functions, and clearer whole than split."""
+    add, value = parser.add_argument, S.value
+
+    def setting(flag: str, variable: str, kind: S.Kind[object], default: object, **more: object) -> None:
+        add(flag, type=S.flag(kind), default=value(variable, kind, default), **more)  # type: ignore[arg-type]
+
+    setting("--host", "GAMERULES_HOST", S.host, environment.DEFAULT_HOST, help="address to listen on")
+    setting("--port", "GAMERULES_GRPC_PORT", S.port(0), environment.DEFAULT_GRPC_PORT)
+    setting(
+        "--workers", "GAMERULES_WORKERS", WORKERS, min(os.cpu_count() or 1, S.MAX_WORKERS),
+        help=f"worker processes on the port (default: one per core; at most {S.MAX_WORKERS})",
+    )  # fmt: skip
+    setting("--threads", "GAMERULES_THREADS", THREADS, 16, help="request threads per worker")
+    setting("--max-request-bytes", "GAMERULES_MAX_REQUEST_BYTES", REQUEST_BYTES, 1 << 20)
+    setting("--max-concurrent-rpcs", "GAMERULES_MAX_CONCURRENT_RPCS", CONCURRENT_RPCS, 1000)
+    setting("--max-think-ms", "GAMERULES_MAX_THINK_MS", THINK_MS, 10000)
+    setting(
+        "--search-slots", "GAMERULES_SEARCH_SLOTS", SEARCH_SLOTS, searches.default_capacity(),
+        help="best-move searches at once per worker",
+    )  # fmt: skip
+    setting(
+        "--search-queue", "GAMERULES_SEARCH_QUEUE", SEARCH_QUEUE, 8,
+        help="best-move calls that may wait for a slot (each until its deadline) per worker",
+    )  # fmt: skip
+    setting(
+        "--max-queue-wait-s", "GAMERULES_MAX_QUEUE_WAIT_S", QUEUE_WAIT_S, searches.DEFAULT_MAX_WAIT_S,
+        help="the longest a best move waits for a slot before RESOURCE_EXHAUSTED (never past its deadline)",
+    )  # fmt: skip
+    setting(
+        "--trusted-peers", callers.ENV_TRUSTED_PEERS, _trusted_peers, callers.DEFAULT_TRUSTED_PEERS,
+        help="addresses or networks whose gamerules-caller metadata names the caller (the gateway's)",
+    )  # fmt: skip
+    setting(
+        "--search-mode", "GAMERULES_SEARCH_MODE", S.choice(*searches.MODES), "process",
+        help="searches in niced search processes, or in niced threads of the worker",
+    )  # fmt: skip
+    setting(
+        "--search-cpus", "GAMERULES_SEARCH_CPUS", _search_cpus, cpus.AUTO,
+        help="the cores searches run on, the workers on the others: auto (all but the first quarter of the "
+        "cores, when the server owns two or more), all (no split) or a list such as 1 or 2-7",
+    )  # fmt: skip
+    setting(
+        "--page-token-key-file", "GAMERULES_PAGE_TOKEN_KEY_FILE", S.secret_file, "",
+        help=f"the secret that signs page tokens (else ${PAGE_TOKEN_KEY_ENV}; else random per server)",
+    )  # fmt: skip
+    setting("--gil-switch-ms", "GAMERULES_GIL_SWITCH_MS", GIL_SWITCH_MS, 1.0)
+    setting("--grace-s", "GAMERULES_GRACE_S", GRACE_S, 15.0, help="how long in-flight calls may finish on SIGTERM")
+    setting("--metrics-port", "GAMERULES_METRICS_PORT", S.port(0), environment.DEFAULT_METRICS_PORT, help="0: none")
+    setting(
+        "--metrics-host", "GAMERULES_METRICS_HOST", S.host, "127.0.0.1",
+        help="address of the metrics listener (GAMERULES_METRICS_TOKEN and _TLS_CERT/_KEY protect it)",
+    )  # fmt: skip
+    setting("--tls-cert", "GAMERULES_TLS_CERT", S.pem_file, "", help="PEM certificate chain; enables TLS")
+    setting("--tls-key", "GAMERULES_TLS_KEY", S.pem_file, "", help="PEM private key of --tls-cert")
+    setting("--tls-client-ca", "GAMERULES_TLS_CLIENT_CA", S.pem_file, "", help="PEM CA; requires client certificates")
+    setting("--api-keys-file", auth.ENV_KEYS_FILE, S.readable_file, "", help="accepted API keys, one per line")
+    setting("--log-level", "GAMERULES_LOG_LEVEL", S.LOG_LEVEL, "INFO")
+    setting("--log-format", "GAMERULES_LOG_FORMAT", S.LOG_FORMAT, "json")
 
 
 def parse_args(argv: Sequence[str] | None = None) -> ServerConfig:
     """The configuration from flags, each defaulting to its environment variable, then to a built-in value
-    (the README's configuration table lists them)."""
-    # A flat table of flags, one line each: longer than most functions, and clearer whole than split.
-    parser = argparse.ArgumentParser(description="The gamerules gRPC server.")
-    add = parser.add_argument
-    add("--host", default=_env("GAMERULES_HOST", environment.DEFAULT_HOST), help="address to listen on")
-    add("--port", type=int, default=int(_env("GAMERULES_GRPC_PORT", str(environment.DEFAULT_GRPC_PORT))))
-    add(
-        "--workers",
-        type=int,
-        default=int(_env("GAMERULES_WORKERS", str(os.cpu_count() or 1))),
-        help="worker processes on the port (default: one per core)",
-    )
-    add("--threads", type=int, default=int(_env("GAMERULES_THREADS", "16")), help="request threads per worker")
-    add("--max-request-bytes", type=int, default=int(_env("GAMERULES_MAX_REQUEST_BYTES", str(1 << 20))))
-    add("--max-concurrent-rpcs", type=int, default=int(_env("GAMERULES_MAX_CONCURRENT_RPCS", "1000")))
-    add("--max-think-ms", type=int, default=int(_env("GAMERULES_MAX_THINK_MS", "10000")))
-    add(
-        "--search-slots",
-        type=int,
-        default=int(_env("GAMERULES_SEARCH_SLOTS", str(searches.default_capacity()))),
-        help="best-move searches at once per worker",
-    )
-    add(
-        "--search-queue",
-        type=int,
-        default=int(_env("GAMERULES_SEARCH_QUEUE", "8")),
-        help="best-move calls that may wait for a slot (each until its deadline) per worker",
-    )
-    add(
-        "--max-queue-wait-s",
-        type=float,
-        default=float(_env("GAMERULES_MAX_QUEUE_WAIT_S", str(searches.DEFAULT_MAX_WAIT_S))),
-        help="the longest a best move waits for a slot before RESOURCE_EXHAUSTED (never past its deadline)",
-    )
-    add(
-        "--trusted-peers",
-        default=_env(callers.ENV_TRUSTED_PEERS, callers.DEFAULT_TRUSTED_PEERS),
-        help="addresses or networks whose gamerules-caller metadata names the caller (the gateway's)",
-    )
-    add(
-        "--search-mode",
-        default=_env("GAMERULES_SEARCH_MODE", "process"),
-        choices=searches.MODES,
-        help="searches in niced search processes, or in niced threads of the worker",
-    )
-    add(
-        "--search-cpus",
-        default=_env("GAMERULES_SEARCH_CPUS", cpus.AUTO),
-        help="the cores searches run on, the workers on the others: auto (all but the first quarter of the "
-        "cores, when the server owns two or more), all (no split) or a list such as 1 or 2-7",
-    )
-    add(
-        "--page-token-key-file",
-        default=_env("GAMERULES_PAGE_TOKEN_KEY_FILE", ""),
-        help=f"the secret that signs page tokens (else ${PAGE_TOKEN_KEY_ENV}; else random per server)",
-    )
-    add("--gil-switch-ms", type=float, default=float(_env("GAMERULES_GIL_SWITCH_MS", "1")))
-    add("--grace-s", type=float, default=float(_env("GAMERULES_GRACE_S", "15")))
-    add(
-        "--metrics-port",
-        type=int,
-        default=int(_env("GAMERULES_METRICS_PORT", str(environment.DEFAULT_METRICS_PORT))),
-        help="0: none",
-    )
-    add(
-        "--metrics-host",
-        default=_env("GAMERULES_METRICS_HOST", "127.0.0.1"),
-        help="address of the metrics listener (GAMERULES_METRICS_TOKEN and _TLS_CERT/_KEY protect it)",
-    )
-    add("--tls-cert", default=_env("GAMERULES_TLS_CERT", ""), help="PEM certificate chain; enables TLS")
-    add("--tls-key", default=_env("GAMERULES_TLS_KEY", ""), help="PEM private key of --tls-cert")
-    add("--tls-client-ca", default=_env("GAMERULES_TLS_CLIENT_CA", ""), help="PEM CA; requires client certificates")
-    add("--api-keys-file", default=_env(auth.ENV_KEYS_FILE, ""), help="accepted API keys, one per line")
-    add("--log-level", default=_env("GAMERULES_LOG_LEVEL", "INFO"), type=str.upper, choices=logs.LEVELS)
-    add("--log-format", default=_env("GAMERULES_LOG_FORMAT", "json"), type=str.lower, choices=logs.FORMATS)
+    (docs/operations.md lists them). A value it cannot use ends the process (exit 2) with one line naming
+    the variable or flag, the value and what to send."""
+    parser = S.Parser(prog="gamerules-server", description="The gamerules gRPC server.")
+    S.checked(parser, lambda: _flags(parser))
     args = parser.parse_args(argv)
-
-    slots, queue = max(1, args.search_slots), max(0, args.search_queue)
+    slots, queue = args.search_slots, args.search_queue
     if args.threads <= slots + queue:
-        parser.error("--threads must exceed --search-slots + --search-queue, so cheap calls always find a thread")
+        parser.error(
+            f"GAMERULES_THREADS (--threads) {args.threads}: send more than GAMERULES_SEARCH_SLOTS + "
+            f"GAMERULES_SEARCH_QUEUE ({slots} + {queue}), so cheap calls always find a thread"
+        )
     if bool(args.tls_cert) != bool(args.tls_key):
-        parser.error("--tls-cert and --tls-key go together")
+        parser.error("GAMERULES_TLS_CERT and GAMERULES_TLS_KEY (--tls-cert, --tls-key) go together: send both")
     if args.tls_client_ca and not args.tls_cert:
-        parser.error("--tls-client-ca needs --tls-cert and --tls-key")
-    try:
-        api_keys = auth.load(args.api_keys_file or None)
-    except OSError as error:
-        parser.error(f"--api-keys-file: {error}")
-    try:
-        page_token_key = _page_token_key(args.page_token_key_file)
-    except OSError as error:
-        parser.error(f"--page-token-key-file: {error}")
-    try:
-        trusted_peers = callers.trusted_networks(args.trusted_peers)
-    except ValueError as error:
-        parser.error(f"--trusted-peers: {error}")
-    try:
-        split = cpus.plan(args.search_cpus)
-    except ValueError as error:
-        parser.error(str(error))
+        parser.error(
+            "GAMERULES_TLS_CLIENT_CA (--tls-client-ca) needs TLS: send GAMERULES_TLS_CERT and GAMERULES_TLS_KEY too"
+        )
+    api_keys = S.checked(parser, lambda: auth.load(args.api_keys_file or None))
+    page_token_key = S.checked(parser, lambda: _page_token_key(args.page_token_key_file))
+    S.checked(parser, S.metrics_access)
+    S.checked(parser, S.multiproc_dir)
+    split = cpus.plan(args.search_cpus)
     return ServerConfig(
         host=args.host,
         port=args.port,
-        workers=max(1, args.workers),
+        workers=args.workers,
         threads=args.threads,
         max_request_bytes=args.max_request_bytes,
-        max_concurrent_rpcs=max(1, args.max_concurrent_rpcs),
+        max_concurrent_rpcs=args.max_concurrent_rpcs,
         grace_s=args.grace_s,
-        gil_switch_ms=max(0.05, args.gil_switch_ms),
+        gil_switch_ms=args.gil_switch_ms,
         metrics_port=args.metrics_port,
         metrics_host=args.metrics_host,
         tls=TlsConfig(args.tls_cert, args.tls_key, args.tls_client_ca or None) if args.tls_cert else None,
@@ -485,8 +496,8 @@ def parse_args(argv: Sequence[str] | None = None) -> ServerConfig:
             search_slots=slots,
             search_queue=queue,
             search_mode=args.search_mode,
-            max_queue_wait_s=max(0.0, args.max_queue_wait_s),
-            trusted_peers=trusted_peers,
+            max_queue_wait_s=args.max_queue_wait_s,
+            trusted_peers=callers.trusted_networks(args.trusted_peers),
             search_cores=split.search if split else None,
             page_token_key=page_token_key,
         ),
@@ -502,11 +513,8 @@ def _page_token_key(path: str) -> bytes:
     here, in the parent, so that every worker shares them (replicas then need the configured secret)."""
     if path:
         with open(path, "rb") as file:
-            key = file.read().strip()
-        if not key:
-            raise OSError(f"{path} is empty")
-        return key
-    given = environment.env(PAGE_TOKEN_KEY_ENV)
+            return file.read().strip()  # not empty: ``settings.secret_file`` checked it
+    given = settings.value(PAGE_TOKEN_KEY_ENV, settings.text, "")
     return given.encode() if given else secrets.token_bytes(32)
 
 
