@@ -25,13 +25,18 @@ from service.levels import variety
 from service.levels.budget import Budget
 from service.levels.dots_and_boxes_exact import exact_affordable, solve
 from service.levels.driver import GameLevels
-from service.levels.review import ReviewScale
+from service.levels.review import CHANCE_SCALE
 from service.native import engine as native
 from service.search import Deadline, greedy, search
 
 # The hard level's node budget when the caller gives no time limit (answers are then the same on every machine);
 # with a time limit it searches until the time is up or the game is proved instead.
 HARD_NODES = 20_000
+# The review's judge (``judge.py``): the strongest level with eight times its node budget, at most JUDGE_MS a
+# search (``python -m bench.review`` measures what it costs and how well it tells the players apart).
+JUDGE_NODES = 8 * HARD_NODES
+JUDGE_MS = 2_000
+
 HARD_LIMITS = Limits(max_nodes=HARD_NODES)
 # Hard first tries to prove the rest of the game when the proof looks affordable within these shares of its node
 # budget and of its time (``_proof``), then searches with what is left (or all of it).
@@ -210,5 +215,6 @@ LEVELS = GameLevels(
     ),
     default="hard",
     strategies={"easy": _easy, "medium": _medium, "hard": _hard},
-    review_scale=ReviewScale(excellent=1, good=2, inaccuracy=3, mistake=5),
+    review_scale=CHANCE_SCALE,
+    judge=Limits(max_nodes=JUDGE_NODES, max_time_ms=JUDGE_MS),
 )

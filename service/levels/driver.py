@@ -13,8 +13,10 @@ from service.core.contract import Position
 from service.core.errors import GameOverError, UnknownLevel
 from service.core.seeds import seeded_int
 from service.core.values import Level, Limits, Purpose, ScoredMove, SearchResult, StopSignal, as_stop
+from service.levels import winchance
 from service.levels.budget import Budget
 from service.levels.review import ReviewScale
+from service.levels.winchance import WinChance
 from service.search.deadline import Deadline, never
 
 # A level's way of choosing a move: (position, budget, rng, top_n, stop) -> SearchResult. ``budget.limits`` are
@@ -25,18 +27,26 @@ Strategy = Callable[[Any, Budget, random.Random, int, Deadline], SearchResult]
 @dataclass(frozen=True)
 class GameLevels:
     """A game's levels as GetGame lists them (``levels``, weakest first, and ``default``), the strategy that
-    plays each, and the scale a review judges the game's moves by (``review.py``)."""
+    plays each, the scale a review judges the game's moves by (``review.py``: thresholds in win chance) and the
+    judge's limits: how hard a review searches each position with the strongest level by default (``judge.py``;
+    more than the level's own budget, its time at most)."""
 
     game_id: str
     levels: tuple[Level, ...]
     default: str
     strategies: Mapping[str, Strategy]
     review_scale: ReviewScale
+    judge: Limits
 
     @property
     def strongest(self) -> str:
         """The strongest level: the one a review searches with unless told otherwise."""
         return self.levels[-1].name
+
+    @property
+    def win_chance(self) -> WinChance:
+        """The game's win-chance model (``winchance.py``)."""
+        return winchance.model(self.game_id)
 
     def __post_init__(self) -> None:
         names = [level.name for level in self.levels]

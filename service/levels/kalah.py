@@ -16,7 +16,7 @@ from service.levels import variety
 from service.levels.budget import Budget, Reach
 from service.levels.driver import GameLevels
 from service.levels.native_search import planned_search
-from service.levels.review import ReviewScale
+from service.levels.review import CHANCE_SCALE
 from service.native import engine
 from service.search import Deadline, greedy, search
 
@@ -47,6 +47,11 @@ def _medium(position: KalahPosition, budget: Budget, rng: Any, top_n: int, stop:
 # machine. With a time limit it searches until the time is up instead (the budget would stop it long before
 # on a fast machine, and a caller who gives time wants it used).
 HARD_NODES = 100_000
+# The review's judge (``judge.py``): the strongest level with eight times its node budget, at most JUDGE_MS a
+# search (``python -m bench.review`` measures what it costs and how well it tells the players apart).
+JUDGE_NODES = 8 * HARD_NODES
+JUDGE_MS = 2_000
+
 # From this many seeds left in the pits, hard proves the game to its end (the search's solve mode): the proofs
 # of random endgames with this many fit the node budget, two seeds more often do not (``python -m bench.solve
 # --games kalah``).
@@ -117,5 +122,6 @@ LEVELS = GameLevels(
     ),
     "hard",
     {"easy": _easy, "medium": _medium, "hard": _hard},
-    review_scale=ReviewScale(excellent=1, good=2, inaccuracy=4, mistake=8),
+    review_scale=CHANCE_SCALE,
+    judge=Limits(max_nodes=JUDGE_NODES, max_time_ms=JUDGE_MS),
 )

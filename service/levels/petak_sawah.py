@@ -15,7 +15,7 @@ from service.levels import variety
 from service.levels.budget import Budget, Reach
 from service.levels.driver import GameLevels
 from service.levels.native_search import planned_search
-from service.levels.review import ReviewScale
+from service.levels.review import CHANCE_SCALE
 from service.native import engine
 from service.search import Deadline, greedy, search
 
@@ -28,6 +28,11 @@ MEDIUM_DEPTH = 1
 # end): on 5x5 boards an exact solve from that many cells fits well inside this budget (``python -m
 # bench.solve``). Above that it searches as deep as the budget allows.
 HARD_NODES = 250_000
+# The review's judge (``judge.py``): the strongest level with eight times its node budget, at most JUDGE_MS a
+# search (``python -m bench.review`` measures what it costs and how well it tells the players apart).
+JUDGE_NODES = 8 * HARD_NODES
+JUDGE_MS = 2_000
+
 HARD_SOLVE_EMPTIES = 14
 HARD_SOLVE_LEAD = 4
 HARD_LIMITS = Limits(max_nodes=HARD_NODES)
@@ -118,5 +123,6 @@ LEVELS = GameLevels(
     ),
     "hard",
     {"easy": _easy, "medium": _medium, "hard": _hard},
-    review_scale=ReviewScale(excellent=0.5, good=1, inaccuracy=2, mistake=3),
+    review_scale=CHANCE_SCALE,
+    judge=Limits(max_nodes=JUDGE_NODES, max_time_ms=JUDGE_MS),
 )

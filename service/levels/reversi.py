@@ -17,7 +17,7 @@ from service.levels.budget import Budget, Reach
 from service.levels.driver import GameLevels
 from service.levels.native_search import planned_search
 from service.levels.reversi_endgame import endgame_value as _endgame_value
-from service.levels.review import ReviewScale
+from service.levels.review import CHANCE_SCALE
 from service.native import engine
 from service.search import Deadline, Plugins, greedy, never, search
 
@@ -91,6 +91,11 @@ SOLVE_LEAD = MIDGAME_DEPTH  # iterations before the solve leaps to the end: the 
 # (``python -m bench.native_levels --only reversi --games 20 --positions 12``). A budget keeps the answer the
 # same on every machine.
 EXPERT_NODES = 30_000
+# The review's judge (``judge.py``): the strongest level with eight times its node budget, at most JUDGE_MS a
+# search (``python -m bench.review`` measures what it costs and how well it tells the players apart).
+JUDGE_NODES = 8 * EXPERT_NODES
+JUDGE_MS = 2_000
+
 # The expert's own limits: the node budget (the server's cap bounds its time).
 EXPERT_LIMITS = Limits(max_nodes=EXPERT_NODES)
 # Seeded variety: in the opening (``variety.opening``) expert picks by its seed among the moves within this many
@@ -207,5 +212,6 @@ LEVELS = GameLevels(
     ),
     "expert",
     {"beginner": _beginner, "corner_hunter": _corner_hunter, "expert": _expert},
-    review_scale=ReviewScale(excellent=1, good=3, inaccuracy=6, mistake=12),
+    review_scale=CHANCE_SCALE,
+    judge=Limits(max_nodes=JUDGE_NODES, max_time_ms=JUDGE_MS),
 )

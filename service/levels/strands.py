@@ -19,9 +19,13 @@ from service.engines.strands import StrandsPosition
 from service.levels.budget import Budget
 from service.levels.driver import GameLevels
 from service.levels.native_search import native_search
-from service.levels.review import ReviewScale
+from service.levels.review import CHANCE_SCALE
 from service.native import mcts as native
 from service.search import Deadline, greedy, mcts, search
+
+# The review's judge (``judge.py``): ``hard`` given up to twice its time a search, as the call's deadline allows
+# (``python -m bench.review`` measures what it costs and how it tells the players apart).
+JUDGE_MS = 3_000
 
 
 def _easy(position: StrandsPosition, budget: Budget, rng: Any, top_n: int, stop: Deadline) -> SearchResult:
@@ -68,5 +72,6 @@ LEVELS = GameLevels(
     ),
     default="medium",
     strategies={"easy": _easy, "medium": _alpha_beta, "hard": _hard},
-    review_scale=ReviewScale(excellent=2, good=3, inaccuracy=5, mistake=8),
+    review_scale=CHANCE_SCALE,
+    judge=Limits(max_time_ms=JUDGE_MS),
 )

@@ -12,7 +12,8 @@ from service.levels.review import ReviewScale
 from service.search import greedy, never, search
 from tests.search.toys import Nim, Piles
 
-SCALE = ReviewScale(excellent=1, good=2, inaccuracy=3, mistake=4)
+SCALE = ReviewScale(excellent=0.02, good=0.05, inaccuracy=0.1, mistake=0.2)
+JUDGE = Limits(max_nodes=1_000)
 
 
 def _levels(seen: list[tuple[Limits, int]]) -> GameLevels:
@@ -30,7 +31,7 @@ def _levels(seen: list[tuple[Limits, int]]) -> GameLevels:
         Level("first", "Takes the first move.", Limits()),
         Level("deep", "Searches.", Limits(max_depth=4, max_nodes=50_000)),
     )
-    return GameLevels("piles", levels, "deep", {"first": first, "deep": deep}, SCALE)
+    return GameLevels("piles", levels, "deep", {"first": first, "deep": deep}, SCALE, JUDGE)
 
 
 def test_play_level_keeps_the_callers_limits_beside_the_levels_and_fills_elapsed() -> None:
@@ -96,7 +97,9 @@ def test_every_level_has_a_strategy_and_the_default_is_a_level() -> None:
         assert set(levels.strategies) == {level.name for level in levels.levels}
         assert levels.default in levels.strategies
     with pytest.raises(ValueError):
-        GameLevels("piles", (Level("first", "Takes the first move."),), "deep", {"first": lambda *a: None}, SCALE)
+        GameLevels(
+            "piles", (Level("first", "Takes the first move."),), "deep", {"first": lambda *a: None}, SCALE, JUDGE
+        )
 
 
 def test_play_level_passes_an_iteration_listener_down_to_the_search() -> None:

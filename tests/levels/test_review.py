@@ -1,10 +1,12 @@
 """The game review (``service/levels/review.py``) over the registry, on the native and the Python path: from a
-position the strongest level proves, a planted blunder (the move the exact search values lowest) is judged a
-MISTAKE or BLUNDER, exact, with the right best move and loss; a game of best moves only is all BEST; a forced
-move is BEST without a search; a review whose time runs out says which plies it did not review."""
+position the strongest level proves, a planted blunder (the move the exact search values lowest, one that
+throws a result away) is judged a BLUNDER, exact, with the right best move, loss and win chances; a game of best
+moves only is all BEST; a forced move is BEST without a search; a review whose time runs out says which plies
+it did not review; a seat with no judged move has no accuracy."""
 
 from __future__ import annotations
 
+import itertools
 import random
 
 import pytest
@@ -22,6 +24,7 @@ from service.levels.review import (
     ReviewScale,
     ReviewSummary,
     Search,
+    move_accuracy,
     review,
 )
 
@@ -55,7 +58,8 @@ def played_on(start: Position, first: list[object], search: Search) -> tuple[lis
 
 
 def reviewed(game_id: str, positions: list[Position], moves: list[object], search: Search | None = None):  # type: ignore[no-untyped-def]
-    items = list(review(positions, moves, LEVELS[game_id].review_scale, search or searcher(game_id)))
+    levels = LEVELS[game_id]
+    items = list(review(positions, moves, levels.review_scale, search or searcher(game_id), levels.win_chance))
     plies = [item for item in items if isinstance(item, PlyReview)]
     assert isinstance(items[-1], ReviewSummary) and len(plies) == len(moves) == len(items) - 1
     return plies, items[-1]
@@ -71,8 +75,8 @@ def proved_values(game_id: str, position: Position) -> dict[object, float] | Non
 
 
 def planted_blunder(game_id: str) -> tuple[Position, object, dict[object, float]]:
-    """A proved position whose worst move loses more than the game's INACCURACY threshold, with the worst."""
-    scale = LEVELS[game_id].review_scale
+    """A proved position whose worst move throws a result away (a win to a draw or a loss, a draw to a loss: a
+    proved value's win chance is 1, ½ or 0), with the worst."""
     for seed in range(40):
         position = near_the_end(game_id, seed)
         if position.legal_move_count() < 2 or position.legal_move_count() > 64:
@@ -81,13 +85,17 @@ def planted_blunder(game_id: str) -> tuple[Position, object, dict[object, float]
         if values is None or len(values) != position.legal_move_count():
             continue
         worst = min(values, key=lambda move: values[move])
-        if max(values.values()) - values[worst] > scale.inaccuracy:
+        if _result(max(values.values())) != _result(values[worst]):
             return position, worst, values
     raise AssertionError(f"no position with a blunder among 40 random {game_id} endings")
 
 
+def _result(value: float) -> float:
+    return 1.0 if value > 0 else 0.0 if value < 0 else 0.5
+
+
 @pytest.mark.parametrize("game_id", sorted(LEVELS))
-def test_a_planted_blunder_is_judged_a_mistake_or_blunder_with_the_right_best_move_and_loss(
+def test_a_planted_blunder_is_judged_a_blunder_with_the_right_best_move_loss_and_chances(
     game_id: str, path: bool
 ) -> None:
     start, worst, values = planted_blunder(game_id)
@@ -95,13 +103,16 @@ def test_a_planted_blunder_is_judged_a_mistake_or_blunder_with_the_right_best_mo
     plies, summary = reviewed(game_id, positions, moves)
     first = plies[0]
     best = max(values.values())
-    assert first.judgement in (MISTAKE, BLUNDER) and first.exact
+    assert first.judgement == BLUNDER and first.exact
     assert values[first.best_move] == best and first.best_value == best
     assert first.played_value == values[worst] and first.loss == best - values[worst]
+    assert (first.chance_before, first.chance_after) == (_result(best), _result(values[worst]))
+    assert first.chance_loss == _result(best) - _result(values[worst]) >= 0.5
     assert first.pv and first.pv[0] == first.best_move
     assert all(ply.judgement == BEST for ply in plies[1:])
     assert summary.swings[0] == 0 and summary.reviewed == len(moves) and summary.unreviewed == 0
-    assert summary.seats[start.to_move - 1].accuracy < 100
+    mover = summary.seats[start.to_move - 1]
+    assert mover.accuracy is not None and mover.accuracy < 100 and mover.mean_chance_loss > 0
 
 
 @pytest.mark.parametrize("game_id", sorted(LEVELS))
@@ -109,8 +120,11 @@ def test_a_game_of_best_moves_only_is_all_best(game_id: str, path: bool) -> None
     positions, moves = played_on(near_the_end(game_id, 1), [], searcher(game_id))
     plies, summary = reviewed(game_id, positions, moves)
     assert [ply.judgement for ply in plies] == [BEST] * len(moves)
-    assert all(ply.loss == 0 and not ply.pv for ply in plies)
-    assert [seat.accuracy for seat in summary.seats] == [100.0, 100.0] and summary.swings == []
+    assert all(ply.loss == 0 and ply.chance_loss == 0 and not ply.pv for ply in plies)
+    assert all(ply.chance_before == ply.chance_after for ply in plies if ply.chance_before is not None)
+    chose = {ply.seat for ply in plies if not ply.forced}
+    assert [seat.accuracy for seat in summary.seats] == [100.0 if seat in chose else None for seat in (1, 2)]
+    assert summary.swings == []
 
 
 def test_a_forced_move_is_best_without_a_search_and_the_last_one_carries_the_final_margin() -> None:
@@ -170,28 +184,65 @@ def test_a_move_valued_above_the_searchs_best_is_best_and_loses_nothing() -> Non
     ("loss", "judgement"),
     [
         (0, BEST),
-        (-1, BEST),
-        (0.5, EXCELLENT),
-        (1, EXCELLENT),
-        (1.5, GOOD),
-        (3, GOOD),
-        (3.01, INACCURACY),
-        (6, INACCURACY),
-        (12, MISTAKE),
-        (12.5, BLUNDER),
+        (-0.1, BEST),
+        (0.01, EXCELLENT),
+        (0.02, EXCELLENT),
+        (0.03, GOOD),
+        (0.05, GOOD),
+        (0.0501, INACCURACY),
+        (0.1, INACCURACY),
+        (0.2, MISTAKE),
+        (0.21, BLUNDER),
+        (1, BLUNDER),
     ],
 )
-def test_the_scale_reads_each_threshold_as_the_largest_loss_of_its_judgement(loss: float, judgement: str) -> None:
-    assert ReviewScale(excellent=1, good=3, inaccuracy=6, mistake=12).judge(loss) == judgement
+def test_the_scale_reads_each_threshold_as_the_largest_chance_loss_of_its_judgement(
+    loss: float, judgement: str
+) -> None:
+    assert ReviewScale(excellent=0.02, good=0.05, inaccuracy=0.1, mistake=0.2).judge(loss) == judgement
 
 
-def test_accuracy_halves_at_each_mistake_threshold_of_loss() -> None:
-    scale = ReviewScale(excellent=1, good=2, inaccuracy=4, mistake=8)
-    assert [scale.accuracy(loss) for loss in (0, 8, 16, -3)] == [100.0, 50.0, 25.0, 100.0]
-    with pytest.raises(ValueError):
-        ReviewScale(excellent=0, good=1, inaccuracy=2, mistake=3)
-    with pytest.raises(ValueError):
-        ReviewScale(excellent=2, good=1, inaccuracy=2, mistake=3)
+def test_a_scale_rises_from_above_zero_to_below_a_whole_win() -> None:
+    for bad in ((0, 0.1, 0.2, 0.3), (0.2, 0.1, 0.2, 0.3), (0.1, 0.2, 0.3, 1.0)):
+        with pytest.raises(ValueError):
+            ReviewScale(*bad)
+
+
+def test_accuracy_falls_from_100_at_no_loss_to_0_at_a_whole_win_lost() -> None:
+    assert move_accuracy(0) == 100.0 and move_accuracy(-0.5) == 100.0 and move_accuracy(1) == 0.0
+    assert move_accuracy(0.05) == pytest.approx(79.8, abs=0.1) and move_accuracy(0.1) == pytest.approx(63.6, abs=0.1)
+    assert move_accuracy(0.2) == pytest.approx(40.0, abs=0.1)
+    losses = [k / 100 for k in range(101)]
+    assert all(move_accuracy(a) >= move_accuracy(b) for a, b in itertools.pairwise(losses))
+
+
+def test_a_seat_with_no_judged_move_has_no_accuracy() -> None:
+    """One move reviewed: the other seat judged nothing, so it has no accuracy (not 100)."""
+    start = GAMES["reversi"].new_position({}, "")
+    move = start.legal_moves()[0]
+    plies, summary = reviewed("reversi", [start, start.play(move)], [move])
+    assert plies[0].reviewed and summary.seats[start.to_move - 1].accuracy is not None
+    other = summary.seats[2 - start.to_move]
+    assert other.accuracy is None and other.moves == 0 and other.mean_chance_loss == 0
+
+
+def test_a_move_that_keeps_a_proved_win_by_less_is_excellent_not_best() -> None:
+    """Both values proved wins: no chance lost, yet value lost: at least EXCELLENT, never BEST."""
+    game_id = "reversi"
+    for seed in range(40):
+        start = near_the_end(game_id, seed)
+        values = proved_values(game_id, start)
+        if values is None or len(values) < 2:
+            continue
+        best = max(values.values())
+        kept = [move for move, value in values.items() if 0 < value < best]
+        if kept:
+            break
+    else:
+        raise AssertionError("no proved win with a smaller win among 40 random endings")
+    positions, moves = played_on(start, [kept[0]], searcher(game_id))
+    plies, _ = reviewed(game_id, positions, moves)
+    assert plies[0].chance_loss == 0 and plies[0].loss > 0 and plies[0].judgement == EXCELLENT
 
 
 def test_every_game_declares_a_scale_and_a_strongest_level() -> None:
