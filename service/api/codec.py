@@ -9,6 +9,7 @@ Protobuf is touched here, once per call, and nowhere in the engines.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from typing import Any
 
 from google.protobuf import json_format, struct_pb2
@@ -109,7 +110,12 @@ def encode_move(game: Game, position: core.Position, move: core.Move) -> pb.Move
     return pb.Move(notation=position.move_notation(move), **{oneof_name(game): position.move_to_fields(move)})
 
 
-def encode_line(game: Game, position: core.Position, moves: list[core.Move]) -> list[pb.Move]:
+def encode_chance(chance: float) -> float:
+    """A win chance as answers carry it: to a hundredth of a percent (the models are not finer)."""
+    return round(chance, 4)
+
+
+def encode_line(game: Game, position: core.Position, moves: Sequence[core.Move]) -> list[pb.Move]:
     """A line of moves (a principal variation), each encoded in the position it is played from."""
     encoded = []
     for move in moves:

@@ -27,10 +27,19 @@ def request(moves: list[str], **fields: object) -> pb.ReviewGameRequest:
     return pb.ReviewGameRequest(game="reversi", moves=[pb.Move(notation=move) for move in moves], **fields)
 
 
-def reviewed(stub, message: pb.ReviewGameRequest, timeout: float = 60) -> tuple[list[pb.PlyReview], pb.ReviewSummary]:
+def planned(
+    stub, message: pb.ReviewGameRequest, timeout: float = 60
+) -> tuple[pb.ReviewPlan, list[pb.PlyReview], pb.ReviewSummary]:
+    """The stream's plan (first), plies (in between) and summary (last)."""
     answers = list(stub.ReviewGame(message, timeout=timeout))
-    assert all(answer.HasField("ply") for answer in answers[:-1]) and answers[-1].HasField("summary")
-    return [answer.ply for answer in answers[:-1]], answers[-1].summary
+    assert answers[0].HasField("plan") and answers[-1].HasField("summary")
+    assert all(answer.HasField("ply") for answer in answers[1:-1])
+    return answers[0].plan, [answer.ply for answer in answers[1:-1]], answers[-1].summary
+
+
+def reviewed(stub, message: pb.ReviewGameRequest, timeout: float = 60) -> tuple[list[pb.PlyReview], pb.ReviewSummary]:
+    _, plies, summary = planned(stub, message, timeout)
+    return plies, summary
 
 
 def streamed(stub):  # type: ignore[no-untyped-def]
@@ -49,7 +58,11 @@ def test_every_ply_in_order_then_the_summary(stub):
         assert bool(ply.pv) == (ply.loss > 0)
     assert summary.level == "expert" and (summary.reviewed_plies, summary.unreviewed_plies) == (6, 0)
     assert [seat.seat for seat in summary.seats] == [1, 2] and all(seat.moves == 3 for seat in summary.seats)
-    assert all(0 <= seat.accuracy <= 100 for seat in summary.seats)
+    assert all(seat.HasField("accuracy") and 0 <= seat.accuracy <= 100 for seat in summary.seats)
+    assert all(0 <= seat.mean_win_chance_loss <= 1 for seat in summary.seats)
+    for ply in plies:
+        assert 0 <= ply.win_chance_after <= 1 and 0 <= ply.win_chance_before <= 1
+        assert ply.win_chance_loss == pytest.approx(max(ply.win_chance_before - ply.win_chance_after, 0), abs=2e-4)
     for seat in summary.seats:
         counts = seat.counts
         total = counts.best + counts.excellent + counts.good + counts.inaccuracy + counts.mistake + counts.blunder
@@ -104,7 +117,9 @@ def test_over_http_as_a_stream(gateway_url, accept):
         assert content_type == "application/x-ndjson"
         lines = [json.loads(line) for line in text.splitlines()]
     results = [line["result"] for line in lines]
-    assert [result["ply"]["move"]["notation"] for result in results[:-1]] == OPENING[:4]
+    assert results[0]["plan"]["level"] == "expert" and results[0]["plan"]["enoughTime"] is True
+    assert [result["ply"]["move"]["notation"] for result in results[1:-1]] == OPENING[:4]
+    assert all(0 <= result["ply"]["winChanceBefore"] <= 1 for result in results[1:-1])
     assert results[-1]["summary"]["reviewedPlies"] == 4 and results[-1]["summary"]["level"] == "expert"
 
 
@@ -116,7 +131,7 @@ def test_an_illegal_move_over_http_is_a_400_naming_it(gateway_url):
 def test_the_python_client_and_the_cli(grpc_address):
     with GameRulesClient(grpc_address) as client:
         answers = list(client.review_game("reversi", OPENING[:2]))
-    assert [answer.ply.move.notation for answer in answers[:-1]] == OPENING[:2]
+    assert answers[0].HasField("plan") and [answer.ply.move.notation for answer in answers[1:-1]] == OPENING[:2]
     assert answers[-1].summary.reviewed_plies == 2
     out = io.StringIO()
     assert cli(["--target", grpc_address, "review", "reversi", "start", *OPENING[:2]], stdout=out) == 0
@@ -130,4 +145,48 @@ def test_the_asyncio_client(grpc_address):
             return [answer async for answer in client.review_game("reversi", OPENING[:3], level="beginner")]
 
     answers = asyncio.run(review())
-    assert [answer.ply.ply for answer in answers[:-1]] == [0, 1, 2] and answers[-1].summary.level == "beginner"
+    assert [answer.ply.ply for answer in answers[1:-1]] == [0, 1, 2] and answers[-1].summary.level == "beginner"
+
+
+def test_the_plan_comes_first_and_says_when_the_deadline_is_too_short(stub):
+    """The judge by default: the strongest level, a node budget above its own and a share of the call's time; a
+    deadline too short for the searches says so before any ply, and the plies it misses stay unreviewed."""
+    plan, plies, summary = planned(stub, request(OPENING))
+    assert plan.level == "expert" and plan.enough_time and plan.searches == len(OPENING) + 1
+    assert plan.limits.max_nodes > 30_000 and 0 < plan.limits.max_time_ms <= 2_000
+    assert summary.unreviewed_plies == 0
+    moves = long_game(stub, 40)
+    plan, plies, summary = planned(stub, request(moves), timeout=0.9)
+    assert not plan.enough_time and "too little" in plan.detail
+    assert summary.unreviewed_plies == sum(not ply.reviewed for ply in plies) > 0
+
+
+def test_a_level_named_searches_with_its_own_limits(stub):
+    plan, _, summary = planned(stub, request(OPENING[:2], level="corner_hunter"))
+    assert plan.level == summary.level == "corner_hunter" and not plan.HasField("limits")
+    plan, _, _ = planned(stub, request(OPENING[:2], limits=pb.SearchLimits(max_depth=3)))
+    assert plan.level == "expert" and plan.limits.max_depth == 3 and plan.limits.max_nodes == 0
+
+
+def test_a_whole_reversi_game_is_reviewed_within_the_default_rest_deadline(gateway_url, stub):
+    """No deadline header: the gateway's 30 s, which the plan shares out; every ply reviewed."""
+    moves = long_game(stub, 60)
+    status, _, text = post_stream(gateway_url, "/v1/games/reversi:review", {"moves": [{"notation": m} for m in moves]})
+    results = [json.loads(line)["result"] for line in text.splitlines()]
+    assert status == 200 and results[0]["plan"]["enoughTime"] is True
+    summary = results[-1]["summary"]
+    assert summary["reviewedPlies"] == len(moves) and summary.get("unreviewedPlies", 0) == 0
+
+
+def long_game(stub, plies: int) -> list[str]:
+    """The first legal move at every ply, ``plies`` of them or to the end (Reversi)."""
+    game = stub.NewGame(pb.NewGameRequest(game="reversi"), timeout=10).position
+    moves: list[str] = []
+    while len(moves) < plies:
+        legal = stub.LegalMoves(pb.LegalMovesRequest(game="reversi", position=game), timeout=10)
+        if legal.game_over:
+            break
+        game = stub.ApplyMove(pb.ApplyMoveRequest(game="reversi", position=game, move=legal.moves[0]), timeout=10)
+        game = game.position
+        moves.append(legal.moves[0].notation)
+    return moves

@@ -11,6 +11,7 @@ from service.api import codec
 from service.api.errors import from_rules_error, invalid
 from service.api.limits import MAX_MOVES_PER_CALL, MAX_SEED_CHARS
 from service.core.contract import Game
+from service.levels.judge import ReviewPlan
 from service.levels.review import (
     BEST,
     BLUNDER,
@@ -74,6 +75,7 @@ def encode_ply(game: Game, played: PlayedGame, ply: PlyReview) -> pb.ReviewGameR
         pv=codec.encode_line(game, position, ply.pv),
         depth=ply.depth,
         nodes=min(ply.nodes, _FIELD_LIMIT),
+        win_chance_loss=codec.encode_chance(ply.chance_loss),
     )
     if ply.best_move is not None:
         message.best_move.CopyFrom(codec.encode_move(game, position, ply.best_move))
@@ -81,7 +83,23 @@ def encode_ply(game: Game, played: PlayedGame, ply: PlyReview) -> pb.ReviewGameR
         message.best_value = ply.best_value
     if ply.played_value is not None:
         message.played_value = ply.played_value
+    if ply.chance_before is not None:
+        message.win_chance_before = codec.encode_chance(ply.chance_before)
+    if ply.chance_after is not None:
+        message.win_chance_after = codec.encode_chance(ply.chance_after)
     return pb.ReviewGameResponse(ply=message)
+
+
+def encode_plan(plan: ReviewPlan) -> pb.ReviewGameResponse:
+    limits = plan.limits
+    message = pb.ReviewPlan(level=plan.level, searches=plan.searches, enough_time=plan.enough_time, detail=plan.detail)
+    if limits is not None:
+        message.limits.CopyFrom(
+            pb.SearchLimits(
+                max_time_ms=limits.max_time_ms or 0, max_depth=limits.max_depth or 0, max_nodes=limits.max_nodes or 0
+            )
+        )
+    return pb.ReviewGameResponse(plan=message)
 
 
 def encode_summary(summary: ReviewSummary, level: str, elapsed_ms: float) -> pb.ReviewGameResponse:
@@ -91,7 +109,8 @@ def encode_summary(summary: ReviewSummary, level: str, elapsed_ms: float) -> pb.
         seats.append(
             pb.SeatReview(
                 seat=seat.seat,
-                accuracy=round(seat.accuracy, 2),
+                accuracy=None if seat.accuracy is None else round(seat.accuracy, 2),
+                mean_win_chance_loss=codec.encode_chance(seat.mean_chance_loss),
                 counts=pb.JudgementCounts(
                     best=counts[BEST],
                     excellent=counts[EXCELLENT],

@@ -48,10 +48,10 @@ from service.api.rpc import reviewing, searches
 from service.core.contract import Game
 from service.core.seeds import seeded_int
 from service.games import REGISTRATIONS, Registration
-from service.levels import GameLevels
+from service.levels import GameLevels, judge
 from service.levels.budget import LAG_FACTOR, SchedulingLag, answer_margin_s
 from service.levels.driver import sort_alternatives
-from service.levels.review import PlyReview, review
+from service.levels.review import PlyReview, review, searches_needed
 from service.render import DEFAULT_SIZE, RenderOptions, render
 
 _log = logging.getLogger(__name__)
@@ -467,6 +467,7 @@ class GameRulesServicer(pb_grpc.GameRulesServicer):
 
     def _best_move_response(self, search: _Search, result: core.SearchResult) -> pb.BestMoveResponse:
         game, position = search.game, search.position
+        chances, stage = self._levels[game.id].win_chance, position.stage()
         return pb.BestMoveResponse(
             move=codec.encode_move(game, position, result.move),
             value=result.value,
@@ -478,11 +479,16 @@ class GameRulesServicer(pb_grpc.GameRulesServicer):
             pv=codec.encode_line(game, position, result.pv),
             alternatives=[
                 pb.ScoredMove(
-                    move=codec.encode_move(game, position, scored.move), value=scored.value, exact=scored.exact
+                    move=codec.encode_move(game, position, scored.move),
+                    value=scored.value,
+                    exact=scored.exact,
+                    pv=codec.encode_line(game, position, scored.pv),
+                    win_chance=codec.encode_chance(chances.chance(scored.value, stage, scored.exact)),
                 )
                 for scored in result.alternatives
             ],
             level=search.request.level or self._levels[game.id].default,
+            win_chance=codec.encode_chance(chances.chance(result.value, stage, result.exact)),
         )
 
     @_rpc
@@ -541,32 +547,42 @@ class GameRulesServicer(pb_grpc.GameRulesServicer):
         levels = self._levels[game.id]
         if len(request.level) > MAX_LEVEL_CHARS:
             raise invalid("level", "is longer than any level name", "UNKNOWN_LEVEL")
+        limits = _decode_limits(request.limits)
         try:
-            level = levels.level(request.level or levels.strongest).name
+            levels.level(request.level or levels.strongest)
         except core.UnknownLevel as error:
             raise from_rules_error(error, "level", text=True) from None
-        limits = _decode_limits(request.limits)
         played = reviewing.played_game(game, request)
         caller = self._caller(context)
-        asked = pb.BestMoveRequest(game=request.game, level=level, purpose="analysis")
         # By the whole call's margin: the last ply's own would leave no time for the messages after it.
         tail = _ReviewTail(self._answer_by(context, time.monotonic()), len(played.moves), lambda: self._lag.seconds)
+        # The searches' time: to the tail's end, or, with no deadline, the judge's default time for a review.
+        planned_end = tail.search_end()
+        if math.isinf(planned_end):
+            planned_end = time.monotonic() + judge.DEFAULT_REVIEW_S
+        needed = searches_needed(played.positions)
+        plan = judge.plan_review(levels, request.level or None, limits, needed, planned_end - time.monotonic())
+        asked = pb.BestMoveRequest(game=request.game, level=plan.level, purpose="analysis")
+        shares = judge.Shares(plan, planned_end)
 
         def search(position: core.Position) -> core.SearchResult | None:
-            """One ply's search in a slot of its own (others' calls take their turns between plies); None
-            once the call's deadline leaves no time for one."""
+            """One ply's search in a slot of its own (others' calls take their turns between plies), with the
+            plan's share of the time left; None once the call's deadline leaves no time for one."""
             stop, end = self._call_stop(context, time.monotonic()), tail.search_end()
             if end < stop.end:
                 stop.end, stop.reason = end, "deadline"
             if stop.end - time.monotonic() < searches.MIN_SEARCH_S or not stop.active():
                 return None
+            limits = shares.next(stop.end)
             return self._run(_Search(game, position, asked, limits, 1, "analysis", stop, caller))
 
-        for item in review(played.positions, played.moves, levels.review_scale, search):
+        yield reviewing.encode_plan(plan)
+        judged = review(played.positions, played.moves, levels.review_scale, search, levels.win_chance)
+        for item in judged:
             if isinstance(item, PlyReview):
                 message = reviewing.encode_ply(game, played, item)
             else:
-                message = reviewing.encode_summary(item, level, (time.monotonic() - started) * 1000)
+                message = reviewing.encode_summary(item, plan.level, (time.monotonic() - started) * 1000)
             sending = time.monotonic()
             yield message
             tail.sent(time.monotonic() - sending)
