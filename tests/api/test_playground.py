@@ -219,6 +219,12 @@ def test_the_analysis_streams_while_the_service_thinks(browser, gateway_url):
     depths = [int(line.split()[1]) for line in lines]
     assert len(lines) >= 3 and depths[:-1] == sorted(depths[:-1]) and depths[0] == 1  # one line per iteration
     assert lines[-1].endswith(("stopped: time", "stopped: solved", "stopped: depth", "stopped: nodes"))
+    assert all(" · win " in line and "%" in line for line in lines)
+    # The win bar shows the mover's chance; each scored move is listed with its own line, starting with it.
+    bar = browser.find_element("id", "win-bar")
+    assert bar.is_displayed() and 0 <= float(bar.get_attribute("data-chance")) <= 1
+    scored = [item.text for item in browser.find_elements("css selector", "#lines li")]
+    assert scored and all(text.split(":")[1].split()[0] == text.split()[0] for text in scored)
 
 
 def test_undo_replays_one_turn_fewer_and_a_pasted_position_loads(browser, gateway_url):
@@ -347,11 +353,12 @@ def test_the_game_just_played_is_reviewed_charted_and_each_ply_shows_its_board(b
     body = {"position": {"notation": start}, "moves": [{"notation": move} for move in state["moves"]]}
     status, _, text = post_stream(gateway_url, "/v1/games/reversi:review", body)
     results = [json.loads(line)["result"] for line in text.splitlines()]
-    plies = [result["ply"] for result in results[:-1]]
+    plies = [result["ply"] for result in results[1:-1]]
     assert status == 200 and shown == [(str(ply.get("ply", 0)), ply["judgement"]) for ply in plies]
-    # The chart has a point per ply the service valued; a click on one shows that ply's board and judgement.
+    # The chart has a point per ply the service gave a win chance; a click on one shows that ply's board and
+    # judgement.
     points = browser.find_elements("css selector", "#review-chart circle.point")
-    assert len(points) == sum("playedValue" in ply for ply in plies) > 0
+    assert len(points) == sum("winChanceAfter" in ply for ply in plies) > 0
     points[0].click()
     wait(browser, lambda: browser.find_elements("css selector", "#review-board svg"), "the reviewed ply's board")
     detail = browser.find_element("id", "review-text").text
@@ -359,6 +366,9 @@ def test_the_game_just_played_is_reviewed_charted_and_each_ply_shows_its_board(b
     assert detail.startswith(f"{int(first) + 1}. ") and plies[int(first)]["judgement"] in detail
     seats = browser.find_elements("css selector", "#review-summary li")
     assert [seat.get_attribute("data-seat") for seat in seats] == ["1", "2"]
+    summary = results[-1]["summary"]["seats"]
+    assert [seat.get_attribute("data-accuracy") for seat in seats] == [str(s.get("accuracy", "")) for s in summary]
+    assert "by the judge" in browser.find_element("id", "review-status").text
     browser.save_screenshot(str(SCREENSHOTS / "reversi-review.png"))
     # Moves pasted in are reviewed from the position's start instead.
     area = browser.find_element("id", "review-moves")

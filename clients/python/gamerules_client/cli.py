@@ -27,7 +27,7 @@ import os
 import signal
 import sys
 import warnings
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any, TextIO
 
 import grpc
@@ -218,13 +218,16 @@ class Cli:
             return 0
         proved = "proved" if answer.exact else "estimate"
         self.say(
-            f"best: {answer.move.notation}   value {answer.value:+g} ({proved})   level {answer.level}   "
-            f"depth {answer.depth}, {answer.nodes} nodes, {answer.elapsed_ms} ms, stopped: {answer.stop_reason}"
+            f"best: {answer.move.notation}   value {answer.value:+g} ({proved}){_chance(answer)}   "
+            f"level {answer.level}   depth {answer.depth}, {answer.nodes} nodes, {answer.elapsed_ms} ms, "
+            f"stopped: {answer.stop_reason}"
         )
         if answer.pv:
-            self.say("line: " + " ".join(move.notation for move in answer.pv))
+            self.say("line: " + _line(answer.pv))
         if len(answer.alternatives) > 1:
-            self.say("alternatives: " + ", ".join(f"{s.move.notation} {s.value:+g}" for s in answer.alternatives))
+            self.say("alternatives:")
+            for scored in answer.alternatives:
+                self.say(f"  {scored.move.notation:<10} {scored.value:+g}{_chance(scored)}   {_line(scored.pv)}")
         return 0
 
     def cmd_review(self, args: argparse.Namespace) -> int:
@@ -242,6 +245,9 @@ class Cli:
                 self.json(response)
             elif response.HasField("ply"):
                 self.say(_ply_line(response.ply))
+            elif response.HasField("plan"):
+                if not response.plan.enough_time:
+                    self.say(f"warning: {response.plan.detail}")
             else:
                 for line in _summary_lines(response.summary):
                     self.say(line)
@@ -474,18 +480,34 @@ def _ply_line(ply: pb.PlyReview) -> str:
         return f"{head} {ply.judgement:<10} (forced)"
     proved = "proved" if ply.exact else "estimate"
     line = f"{head} {ply.judgement:<10} value {ply.played_value:+g}"
+    if ply.HasField("win_chance_after"):
+        line += f" (win chance {ply.win_chance_after:.0%})"
     if ply.loss > 0:
-        line += f", best {ply.best_move.notation} {ply.best_value:+g} (loses {ply.loss:g}, {proved})"
-        line += "   line: " + " ".join(move.notation for move in ply.pv)
+        line += f", best {ply.best_move.notation} {ply.best_value:+g}"
+        if ply.HasField("win_chance_before"):
+            line += f" ({ply.win_chance_before:.0%})"
+        line += f" (loses {ply.loss:g} and {ply.win_chance_loss:.1%} of win chance, {proved})"
+        line += "   line: " + _line(ply.pv)
     return line
+
+
+def _chance(answer: pb.BestMoveResponse | pb.ScoredMove) -> str:
+    """A value's win chance, as a short note (empty when the answer has none)."""
+    return f", win chance {answer.win_chance:.0%}" if answer.HasField("win_chance") else ""
+
+
+def _line(moves: Iterable[pb.Move]) -> str:
+    return " ".join(move.notation for move in moves)
 
 
 def _summary_lines(summary: pb.ReviewSummary) -> list[str]:
     lines = []
     for seat in summary.seats:
         counts = ", ".join(f"{count} {name}" for name, count in json_format.MessageToDict(seat.counts).items() if count)
+        accuracy = f"accuracy {seat.accuracy:.1f}" if seat.HasField("accuracy") else "no move judged"
         lines.append(
-            f"seat {seat.seat}: accuracy {seat.accuracy:.1f}, mean loss {seat.mean_loss:.2f} over {seat.moves} moves"
+            f"seat {seat.seat}: {accuracy}, mean loss {seat.mean_loss:.2f} "
+            f"({seat.mean_win_chance_loss:.1%} of win chance) over {seat.moves} moves"
             + (f" ({counts})" if counts else "")
         )
     if summary.swings:

@@ -100,11 +100,12 @@ export async function analyze(game, body, onUpdate, signal) {
   return last.analysis;
 }
 
-// A game reviewed: onPly(ply) for each move as it is judged; answers the summary.
-export async function review(game, body, onPly, signal) {
+// A game reviewed: onPlan(plan) first, onPly(ply) for each move as it is judged; answers the summary.
+export async function review(game, body, onPlan, onPly, signal) {
   let summary = null;
   await stream(game, "review", body, (result) => {
-    if (result.ply) onPly(result.ply);
+    if (result.plan) onPlan(result.plan);
+    else if (result.ply) onPly(result.ply);
     else if (result.summary) summary = result.summary;
   }, signal);
   if (!summary) throw new ApiError(500, { message: "the review ended without its summary" });

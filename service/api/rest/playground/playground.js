@@ -183,6 +183,7 @@ async function think(generation) {
   const controller = new AbortController();
   state.thinking = controller;
   $("analysis").replaceChildren();
+  $("lines").replaceChildren();
   $("thinking").textContent = "thinking…";
   // The service's seat plays (the level's seeded variety), while the stream shows its analysis as it thinks.
   const body = { position: { notation: state.position }, level: $("level").value, topN: 3, purpose: "play" };
@@ -195,15 +196,17 @@ async function think(generation) {
       (analysis, final) => {
         if (generation !== state.generation) return;
         const item = document.createElement("li");
-        const pv = (analysis.pv || []).map((move) => move.notation).join(" ");
+        const pv = line(analysis.pv);
         const value = Number(analysis.value || 0).toFixed(2);
         item.textContent =
-          `depth ${analysis.depth || 0} · value ${value}${analysis.exact ? " (exact)" : ""} · ` +
+          `depth ${analysis.depth || 0} · value ${value}${analysis.exact ? " (exact)" : ""}${chance(analysis)} · ` +
           `${analysis.nodes || 0} nodes · ${analysis.elapsedMs || 0} ms · ${pv}` +
           (final ? ` · stopped: ${analysis.stopReason}` : "");
         if (final) item.className = "final";
         $("analysis").append(item);
         $("thinking").textContent = final ? `played ${analysis.move.notation}` : `best so far: ${analysis.move.notation}`;
+        showWinChance(analysis);
+        showLines(analysis.alternatives || []);
       },
       controller.signal,
     );
@@ -214,6 +217,37 @@ async function think(generation) {
   } finally {
     if (state.thinking === controller) state.thinking = null;
   }
+}
+
+function line(moves) {
+  return (moves || []).map((move) => move.notation).join(" ");
+}
+
+function chance(scored) {
+  return scored.winChance === undefined ? "" : ` · win ${(100 * scored.winChance).toFixed(0)}%`;
+}
+
+// The bar of the mover's win chance: the light part is seat 1's share, whoever moves.
+function showWinChance(analysis) {
+  if (analysis.winChance === undefined) return;
+  const seat = Number(state.toMove || 1);
+  const first = seat === 1 ? analysis.winChance : 1 - analysis.winChance;
+  $("win-bar").hidden = false;
+  $("win-bar").dataset.chance = String(analysis.winChance);
+  $("win-bar-fill").style.width = `${(100 * first).toFixed(1)}%`;
+  $("win-bar-text").textContent = `seat 1 ${(100 * first).toFixed(0)}% · seat 2 ${(100 * (1 - first)).toFixed(0)}%`;
+}
+
+// Each scored move with its own line and its win chance for the mover.
+function showLines(alternatives) {
+  $("lines").replaceChildren(
+    ...alternatives.map((scored) => {
+      const item = document.createElement("li");
+      item.textContent = `${scored.move.notation} ${Number(scored.value || 0).toFixed(2)}${chance(scored)}: ` +
+        line(scored.pv);
+      return item;
+    }),
+  );
 }
 
 function lastMoveOf(step) {

@@ -1,6 +1,6 @@
 // The review panel: every move of the game just played (or of moves pasted) judged by the service
-// (POST :review), listed as they arrive, charted (the value after each move, from seat 1's view), and each
-// ply clickable to show the board before it with the best line, its judgement and the values.
+// (POST :review), listed as they arrive, charted (seat 1's win chance after each move), and each ply
+// clickable to show the board before it with the best line, its judgement, the values and the win chances.
 import { call, renderBoard, review } from "./api.js";
 
 const $ = (id) => document.getElementById(id);
@@ -12,6 +12,7 @@ const panel = {
   positions: [], // notation before each ply, then the end
   plies: [], // the PlyReview messages so far
   controller: null, // the AbortController of the review in flight
+  plan: null, // the review's plan: who searches, and whether the deadline leaves it time
 };
 
 // Reset the panel (a new game, a load, an undo): a review in flight stops (its stream closes).
@@ -19,6 +20,7 @@ export function clearReview() {
   if (panel.controller) panel.controller.abort();
   panel.controller = null;
   panel.plies = [];
+  panel.plan = null;
   $("review-plies").replaceChildren();
   $("review-chart").replaceChildren();
   $("review-summary").replaceChildren();
@@ -47,13 +49,20 @@ export async function startReview(game, start, moves, maxTimeMs, showError) {
     panel.positions = [start, ...replay.steps.map((step) => step.position.notation)];
     const body = { position: { notation: start }, moves: moves.map((notation) => ({ notation })) };
     if (maxTimeMs > 0) body.limits = { maxTimeMs };
-    const summary = await review(game, body, (ply) => {
+    const onPlan = (plan) => {
+      if (panel.controller !== controller) return;
+      panel.plan = plan;
+      $("review-status").textContent = plan.enoughTime ? "reviewing…" : `reviewing, but ${plan.detail}`;
+    };
+    const onPly = (ply) => {
       if (panel.controller !== controller) return;
       panel.plies.push(ply);
       $("review-plies").append(plyItem(ply));
       drawChart();
-      $("review-status").textContent = `reviewed ${panel.plies.length} of ${moves.length} moves…`;
-    }, controller.signal);
+      const warning = panel.plan && !panel.plan.enoughTime ? " (the deadline is too short for them all)" : "";
+      $("review-status").textContent = `reviewed ${panel.plies.length} of ${moves.length} moves…${warning}`;
+    };
+    const summary = await review(game, body, onPlan, onPly, controller.signal);
     if (panel.controller !== controller) return;
     showSummary(summary);
   } catch (error) {
@@ -71,17 +80,24 @@ function plyItem(ply) {
   item.dataset.ply = String(ply.ply || 0);
   item.dataset.judgement = ply.judgement || "UNREVIEWED";
   item.className = `judged ${(ply.judgement || "unreviewed").toLowerCase()}`;
-  const loss = ply.loss ? ` (−${Number(ply.loss).toFixed(2)}, best ${ply.bestMove.notation})` : "";
+  const loss = ply.loss ? ` (−${percent(ply.winChanceLoss || 0)}, best ${ply.bestMove.notation})` : "";
   item.textContent = `${ply.move.notation} ${ply.judgement || "unreviewed"}${ply.forced ? " (forced)" : ""}${loss}`;
   item.addEventListener("click", () => showPly(ply.ply || 0));
   return item;
 }
 
-// The value after each reviewed move from seat 1's view: the chart's points.
+function percent(chance) {
+  return `${(100 * Number(chance)).toFixed(0)}%`;
+}
+
+// Seat 1's win chance after each reviewed move, less ½ (above the line: seat 1 ahead): the chart's points.
 function points() {
   return panel.plies
-    .filter((ply) => ply.reviewed && ply.playedValue !== undefined)
-    .map((ply) => ({ ply: ply.ply || 0, value: (ply.seat === 1 ? 1 : -1) * Number(ply.playedValue), ply_: ply }));
+    .filter((ply) => ply.reviewed && ply.winChanceAfter !== undefined)
+    .map((ply) => {
+      const chance = Number(ply.winChanceAfter);
+      return { ply: ply.ply || 0, value: (ply.seat === 1 ? chance : 1 - chance) - 0.5, ply_: ply };
+    });
 }
 
 function node(name, attributes) {
@@ -94,12 +110,12 @@ function drawChart() {
   const { width, height, pad } = CHART;
   const shown = points();
   const plies = Math.max(panel.positions.length - 1, 1);
-  const top = Math.max(1, ...shown.map((point) => Math.abs(point.value)));
+  const top = 0.5;
   const x = (ply) => pad + ((width - 2 * pad) * ply) / Math.max(plies - 1, 1);
   const y = (value) => height / 2 - ((height / 2 - pad) * value) / top;
   const svg = node("svg", { viewBox: `0 0 ${width} ${height}`, width, height, role: "img" });
   svg.append(node("title", {}));
-  svg.firstChild.textContent = "The value after each move, from seat 1's view (above the line: seat 1 ahead)";
+  svg.firstChild.textContent = "Seat 1's win chance after each move (above the line: seat 1 ahead)";
   svg.append(node("line", { x1: pad, x2: width - pad, y1: height / 2, y2: height / 2, class: "axis" }));
   if (shown.length > 1) {
     const line = shown.map((point) => `${x(point.ply).toFixed(1)},${y(point.value).toFixed(1)}`).join(" ");
@@ -129,6 +145,9 @@ async function showPly(index) {
       (ply.bestValue !== undefined ? ` (${Number(ply.bestValue).toFixed(2)})` : "") +
       (ply.playedValue !== undefined ? `, played ${Number(ply.playedValue).toFixed(2)}` : "") +
       (ply.loss ? `, loss ${Number(ply.loss).toFixed(2)}` : "") +
+      (ply.winChanceAfter !== undefined
+        ? `; win chance ${percent(ply.winChanceBefore)} with the best move, ${percent(ply.winChanceAfter)} as played`
+        : "") +
       (ply.exact ? ", proved" : "") +
       (line.length ? `; best line: ${line.join(" ")}` : "");
   $("review-text").textContent = text;
@@ -150,9 +169,11 @@ function showSummary(summary) {
       .join(", ");
     const item = document.createElement("li");
     item.dataset.seat = String(seat.seat);
-    item.dataset.accuracy = String(seat.accuracy ?? 100);
-    item.textContent = `Seat ${seat.seat}: accuracy ${Number(seat.accuracy ?? 100).toFixed(1)}, ` +
-      `mean loss ${Number(seat.meanLoss || 0).toFixed(2)}${counts ? ` (${counts})` : ""}`;
+    // No accuracy where the seat made no judged move with a choice: said so, never shown as 100.
+    const accuracy = seat.accuracy === undefined ? "no move judged" : `accuracy ${Number(seat.accuracy).toFixed(1)}`;
+    item.dataset.accuracy = seat.accuracy === undefined ? "" : String(seat.accuracy);
+    item.textContent = `Seat ${seat.seat}: ${accuracy}, mean loss ${Number(seat.meanLoss || 0).toFixed(2)} ` +
+      `(${percent(seat.meanWinChanceLoss || 0)} of win chance)${counts ? ` (${counts})` : ""}`;
     return item;
   });
   const list = document.createElement("ul");
@@ -160,8 +181,9 @@ function showSummary(summary) {
   $("review-summary").replaceChildren(list);
   const swings = (summary.swings || []).map((ply) => ply + 1).join(", ");
   const unreviewed = summary.unreviewedPlies ? `, ${summary.unreviewedPlies} not reviewed` : "";
+  const judge = panel.plan ? panel.plan.detail.split(";")[0] : summary.level;
   $("review-status").textContent =
-    `reviewed ${summary.reviewedPlies || 0} moves at ${summary.level}${unreviewed}` +
+    `reviewed ${summary.reviewedPlies || 0} moves by ${judge}${unreviewed}` +
     (swings ? `; largest swings at moves ${swings}` : "");
   $("review-status").dataset.done = "true";
 }
