@@ -1,33 +1,43 @@
-"""Game review, measured (``python -m bench.review``; issue 33).
+"""Game review, measured (``python -m bench.review``).
 
-For each game on its default options: ``--games`` self-play games of the strongest level and as many of the
-weakest (``purpose`` play, so the levels' seeded variety plays), each from its own seed; then each game is
-reviewed as ``ReviewGame`` reviews it (``service.levels.review`` with the strongest level in analysis mode, on
-the level's own limits, Strands' time capped at ``--strands-ms``). Printed per game and level:
+Two parts, on each game's default options, with the review as ``ReviewGame`` runs it by default (the judge:
+``service.levels.judge``, its time shared out of ``--review-s``, the REST gateway's default deadline):
 
-- the share of moves judged ``BEST`` or ``EXCELLENT`` and the counts per judgement, with the target: at least
-  90 % for the strongest level, clearly fewer for the weakest (at least ten points fewer);
-- the losses' quantiles, which the game's ``ReviewScale`` (``service/levels/<game>.py``) was chosen from;
-- the cost of a whole review (CPU seconds and wall time) beside the same number of separate BestMoves (one per
-  ply, the strongest level in analysis mode), the way a portal would loop without a review.
+- **The judge tells the players apart**: self-play games of the strongest level against itself (``purpose``
+  play, so the opening varies by seed) until ``--decisive`` of them are won by somebody, each reviewed; the
+  target: the loser's accuracy below the winner's in at least 75 % of them. Printed with the players' mean
+  accuracies, the judgements of all their moves and what a review cost. Strands' players search
+  ``--strands-ms`` a move (``hard`` takes 1.5 s by default: twenty games of it are most of an hour of a core),
+  and Strands plays ``--strands-decisive`` games by default: the line says when that is fewer than the target's.
+- **A whole game within the deadline**: a 60-ply Reversi game and a 40-ply Strands game (of the weakest level)
+  reviewed whole with ``--review-s`` for the searches, in this process (its CPU time) and then over REST as a
+  portal sends it, with no deadline header, through the gateway's code to a server on loopback; the target:
+  every ply reviewed within the time, both ways. Printed with the wall and CPU time and the plan.
 
-Nothing here touches the network. ``--quick`` is a small run for a smoke test.
+Nothing here leaves the loopback interface. ``--quick`` is a small run for a smoke test.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import statistics
 import sys
 import time
 from dataclasses import dataclass
+from typing import Any
 
+from service.api.rest import gateway_config
+from service.api.rest.gateway import create_app
+from service.api.rpc.server import ServerConfig, create_server
+from service.api.rpc.servicer import GameRulesServicer
 from service.core import Limits, Move, Position
 from service.games import GAMES, LEVELS
-from service.levels.review import BEST, EXCELLENT, JUDGEMENTS, PlyReview, ReviewSummary, review
+from service.levels import judge
+from service.levels.review import JUDGEMENTS, PlyReview, ReviewSummary, review, searches_needed
 
-STRONG_SHARE = 0.90  # of the strongest level's moves BEST or EXCELLENT
-WEAK_GAP = 0.10  # the weakest level's share at least this much below
+APART = 0.75  # of the decisive games, the share whose loser the review rates below the winner
+WHOLE = {"reversi": 60, "strands": 40}  # the plies of the whole games reviewed within the deadline
 
 
 @dataclass
@@ -35,9 +45,14 @@ class Played:
     positions: list[Position]
     moves: list[Move]
 
-
-def limits_for(game_id: str, strands_ms: int) -> Limits | None:
-    return Limits(max_time_ms=strands_ms) if game_id == "strands" else None
+    @property
+    def winner(self) -> int:
+        """1 or 2, 0 for a draw or an unfinished game."""
+        end = self.positions[-1]
+        if end.to_move:
+            return 0
+        margin = end.final_value(1)
+        return 1 if margin > 0 else 2 if margin < 0 else 0
 
 
 def self_play(game_id: str, level: str, seed: int, limits: Limits | None, max_plies: int) -> Played:
@@ -52,96 +67,128 @@ def self_play(game_id: str, level: str, seed: int, limits: Limits | None, max_pl
     return Played(positions, moves)
 
 
-def reviewed(game_id: str, played: Played, limits: Limits | None) -> tuple[list[PlyReview], ReviewSummary]:
+def judged(game_id: str, played: Played, seconds: float) -> tuple[list[PlyReview], ReviewSummary, judge.ReviewPlan]:
+    """The review of ``played`` by the judge, its searches' time shared out of ``seconds`` (as the servicer)."""
     levels = LEVELS[game_id]
+    plan = judge.plan_review(levels, None, None, searches_needed(played.positions), seconds)
+    shares = judge.Shares(plan, time.monotonic() + seconds)
 
     def search(position: Position):  # type: ignore[no-untyped-def]
-        return levels.best_move(position, levels.strongest, limits, 0, 1, purpose="analysis")
+        if time.monotonic() >= shares.end:
+            return None
+        return levels.best_move(position, plan.level, shares.next(), 0, 1, purpose="analysis")
 
     plies: list[PlyReview] = []
     summary = None
-    for item in review(played.positions, played.moves, levels.review_scale, search):
+    for item in review(played.positions, played.moves, levels.review_scale, search, levels.win_chance):
         if isinstance(item, PlyReview):
             plies.append(item)
         else:
             summary = item
     assert summary is not None
-    return plies, summary
+    return plies, summary, plan
 
 
-def separate_best_moves(game_id: str, played: Played, limits: Limits | None) -> None:
-    levels = LEVELS[game_id]
-    for position in played.positions[:-1]:
-        levels.best_move(position, levels.strongest, limits, 0, 1, purpose="analysis")
+def apart(game_id: str, decisive: int, players: Limits | None, seconds: float, max_plies: int) -> list[str]:
+    """The judge on the strongest level's self-play: how often the loser is rated below the winner."""
+    level = LEVELS[game_id].strongest
+    below = seed = 0
+    cpu = 0.0
+    winners: list[float] = []
+    losers: list[float] = []
+    counts = dict.fromkeys(JUDGEMENTS, 0)
+    games: list[int] = []
+    while len(games) < decisive and seed < 3 * decisive:
+        seed += 1
+        played = self_play(game_id, level, seed, players, max_plies)
+        if not played.winner:
+            continue
+        began = time.process_time()
+        plies, summary, _ = judged(game_id, played, seconds)
+        cpu += time.process_time() - began
+        games.append(len(played.moves))
+        for ply in plies:
+            counts[ply.judgement] = counts.get(ply.judgement, 0) + 1
+        won, lost = summary.seats[played.winner - 1].accuracy, summary.seats[2 - played.winner].accuracy
+        winners.append(100.0 if won is None else won)
+        losers.append(100.0 if lost is None else lost)
+        below += int(lost is not None and won is not None and lost < won)
+    n = len(games)
+    share = below / n if n else 0.0
+    fewer = f" (only {n} games: the target asks {decisive}+)" if n < decisive else ""
+    return [
+        f"  {level} against itself, {n} decisive games of {seed} played (median {statistics.median(games or [0]):g}"
+        f" plies), each reviewed by the judge: {cpu / max(n, 1):.2f} CPU s a review",
+        f"  accuracy: winners {statistics.fmean(winners or [0]):.1f}, losers {statistics.fmean(losers or [0]):.1f};"
+        " judgements " + " ".join(f"{name[:4].lower()} {counts[name]}" for name in JUDGEMENTS),
+        f"  target: the loser below the winner in ≥ {APART:.0%}: {below}/{n} = {share:.0%}"
+        f" {'met' if share >= APART and n else 'missed'}{fewer}",
+    ]
 
 
-def quantiles(losses: list[float]) -> str:
-    if len(losses) < 2:
-        return "-"
-    cuts = statistics.quantiles(losses, n=20, method="inclusive")
-    return f"p50 {cuts[9]:.2f}  p75 {cuts[14]:.2f}  p90 {cuts[17]:.2f}  p95 {cuts[18]:.2f}  max {max(losses):.2f}"
+def whole(game_id: str, plies: int, seconds: float, players: Limits | None) -> list[str]:
+    """A game of ``plies`` reviewed whole within ``seconds``: in this process (its CPU), then over REST as a portal
+    sends it, with no deadline header (the gateway's default deadline; its plan and what it reviewed)."""
+    played = self_play(game_id, LEVELS[game_id].levels[0].name, 7, players, plies)
+    cpu0, wall0 = time.process_time(), time.perf_counter()
+    _, summary, plan = judged(game_id, played, seconds)
+    cpu, wall = time.process_time() - cpu0, time.perf_counter() - wall0
+    planned = judge.limits_text(plan.limits) if plan.limits else "the level's own"
+    rest_wall, rest = over_rest(game_id, played)
+    done = rest["summary"].get("reviewedPlies", 0)
+    ok = summary.unreviewed == 0 and wall <= seconds and done == len(played.moves)
+    return [
+        f"  a {len(played.moves)}-ply game, {plan.searches} searches planned at {planned}: {wall:.1f} s wall,"
+        f" {cpu:.1f} CPU s, {summary.reviewed} plies reviewed, {summary.unreviewed} not",
+        f"  over REST with no deadline header ({gateway_config.DEFAULT_TIMEOUT_S:g} s): {rest_wall:.1f} s wall,"
+        f" {done} plies reviewed, {rest['summary'].get('unreviewedPlies', 0)} not; plan: {rest['plan']['detail']}",
+        f"  target: reviewed whole within {seconds:g} s: {'met' if ok else 'missed'}",
+    ]
 
 
-def measure(game_id: str, games: int, strands_ms: int, max_plies: int) -> list[str]:
-    levels = LEVELS[game_id]
-    limits = limits_for(game_id, strands_ms)
-    shares: dict[str, float] = {}
-    lines = []
-    for level in (levels.strongest, levels.levels[0].name):
-        counts = dict.fromkeys(JUDGEMENTS, 0)
-        losses: list[float] = []
-        cpu = wall = base_cpu = base_wall = 0.0
-        plies = 0
-        for seed in range(games):
-            played = self_play(game_id, level, seed + 1, limits, max_plies)
-            cpu0, wall0 = time.process_time(), time.perf_counter()
-            plies_found, _ = reviewed(game_id, played, limits)
-            spent = time.process_time() - cpu0, time.perf_counter() - wall0
-            cpu, wall = cpu + spent[0], wall + spent[1]
-            if seed == 0:  # the loop a portal would write: one BestMove a ply
-                cpu0, wall0 = time.process_time(), time.perf_counter()
-                separate_best_moves(game_id, played, limits)
-                base_cpu, base_wall = time.process_time() - cpu0, time.perf_counter() - wall0
-                first_cost = spent
-            for ply in plies_found:
-                counts[ply.judgement] = counts.get(ply.judgement, 0) + 1
-                if not ply.forced:
-                    losses.append(ply.loss)
-            plies += len(played.moves)
-        judged = sum(counts.values()) or 1
-        shares[level] = (counts[BEST] + counts[EXCELLENT]) / judged
-        lines.append(
-            f"  {level:>13}: {shares[level]:6.1%} BEST/EXCELLENT of {plies} moves  "
-            + " ".join(f"{name[:4].lower()} {counts[name]}" for name in JUDGEMENTS)
-        )
-        lines.append(f"  {'':>13}  losses {quantiles(losses)}")
-        lines.append(
-            f"  {'':>13}  review of game 1: {first_cost[0]:.2f} CPU s, {first_cost[1]:.2f} s wall;"
-            f" {len(played.moves) if games == 1 else 'its'} separate BestMoves: {base_cpu:.2f} CPU s,"
-            f" {base_wall:.2f} s wall ({first_cost[1] / max(base_wall, 1e-9):.2f}×);"
-            f" all {games} reviews {cpu:.1f} CPU s"
-        )
-    strong, weak = shares[levels.strongest], shares[levels.levels[0].name]
-    lines.append(
-        f"  target: strongest ≥ {STRONG_SHARE:.0%} ({strong:.1%}: {'met' if strong >= STRONG_SHARE else 'missed'}),"
-        f" weakest ≥ {WEAK_GAP:.0%} below ({weak:.1%}: {'met' if strong - weak >= WEAK_GAP else 'missed'})"
-    )
-    return lines
+def over_rest(game_id: str, played: Played) -> tuple[float, dict[str, Any]]:
+    """``played`` reviewed through the REST gateway's code to a server on loopback, as a portal would send it:
+    the wall time, and the plan and the summary it answered."""
+    running = create_server(ServerConfig(), address="127.0.0.1:0")
+    if isinstance(running.servicer, GameRulesServicer):
+        running.servicer.start_searches()  # as a worker does: the review's deadline pays for no process start
+    try:
+        client = create_app(backend=f"127.0.0.1:{running.port}").test_client()
+        positions = played.positions
+        moves = [{"notation": positions[k].move_notation(move)} for k, move in enumerate(played.moves)]
+        body = {"position": {"notation": positions[0].to_notation()}, "moves": moves}
+        began = time.perf_counter()
+        answer = client.post(f"/v1/games/{game_id}:review", json=body)
+        results = [json.loads(line)["result"] for line in answer.get_data(as_text=True).splitlines()]
+        return time.perf_counter() - began, {"plan": results[0]["plan"], "summary": results[-1]["summary"]}
+    finally:
+        running.shutdown(1)
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--games", type=int, default=4, help="self-play games per game and level")
-    parser.add_argument("--strands-ms", type=int, default=300, help="Strands' search time per move")
+    parser.add_argument("--decisive", type=int, default=20, help="decisive self-play games per game")
+    parser.add_argument("--strands-decisive", type=int, default=6, help="Strands' decisive games")
+    parser.add_argument("--strands-ms", type=int, default=300, help="Strands' players' search time a move")
+    parser.add_argument("--review-s", type=float, default=judge.DEFAULT_REVIEW_S, help="a review's search time")
     parser.add_argument("--max-plies", type=int, default=400, help="stop a self-play game after this many plies")
     parser.add_argument("--only", choices=sorted(LEVELS), help="one game")
-    parser.add_argument("--quick", action="store_true", help="one short game per level: a smoke test")
+    parser.add_argument("--quick", action="store_true", help="two short games, a short review: a smoke test")
     args = parser.parse_args(argv)
-    games, max_plies = (1, 12) if args.quick else (args.games, args.max_plies)
     for game_id in [args.only] if args.only else sorted(LEVELS):
-        print(f"{game_id} (review at {LEVELS[game_id].strongest}, scale {LEVELS[game_id].review_scale}):", flush=True)
-        for line in measure(game_id, games, args.strands_ms, max_plies):
+        strands = game_id == "strands"
+        players = Limits(max_time_ms=args.strands_ms) if strands else None
+        decisive = args.strands_decisive if strands else args.decisive
+        seconds, plies = args.review_s, WHOLE.get(game_id)
+        if args.quick:
+            decisive, seconds, plies = 2, 2.0, plies and 8
+        levels = LEVELS[game_id]
+        print(f"{game_id} (the judge: {levels.strongest} with {judge.limits_text(levels.judge)}):", flush=True)
+        for line in apart(game_id, decisive, players, seconds, args.max_plies):
             print(line, flush=True)
+        if plies:
+            for line in whole(game_id, plies, seconds, players):
+                print(line, flush=True)
     return 0
 
 
