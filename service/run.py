@@ -28,15 +28,21 @@ def _wait_serving(address: str, timeout_s: float, stopping: list[int], server: s
     """Whether the server at ``address`` answers SERVING within ``timeout_s``; False at once on a stop or its
     exit."""
     deadline = time.monotonic() + timeout_s
-    with grpc.insecure_channel(address) as channel:
+    # gRPC's threads keep the stop signals blocked: they reach this thread, whose handler passes them on.
+    with server_module.signals_to_this_thread():
+        channel = grpc.insecure_channel(address)
+    try:
         stub = health_pb2_grpc.HealthStub(channel)
         while time.monotonic() < deadline and not stopping and server.poll() is None:
             try:
-                answer = stub.Check(health_pb2.HealthCheckRequest(), timeout=1)
+                with server_module.signals_to_this_thread():
+                    answer = stub.Check(health_pb2.HealthCheckRequest(), timeout=1)
                 if answer.status == health_pb2.HealthCheckResponse.SERVING:
                     return True
             except grpc.RpcError:
                 time.sleep(0.2)
+    finally:
+        channel.close()
     return False
 
 

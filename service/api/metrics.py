@@ -199,14 +199,30 @@ def metrics_access(environ: Mapping[str, str] | None = None) -> MetricsAccess:
     return MetricsAccess(*settings.metrics_access(environ))
 
 
+# How long a scrape's connection may stay silent (its TLS handshake, its request) before it is closed.
+SCRAPE_IDLE_S = 10.0
+
+
 class _MetricsServer(http.server.ThreadingHTTPServer):
     daemon_threads = True
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        pass  # a scraper that left, timed out or failed its handshake: not worth a traceback on stderr
 
 
 def start_metrics_server(host: str, port: int, access: MetricsAccess = MetricsAccess()) -> socketserver.BaseServer:
     """Serve ``/metrics`` on ``host:port`` from a background thread, to whom ``access`` allows (401 else)."""
 
     class Handler(http.server.BaseHTTPRequestHandler):
+        timeout = SCRAPE_IDLE_S
+
+        def setup(self) -> None:
+            super().setup()
+            if isinstance(self.request, ssl.SSLSocket):
+                # Here, in the connection's own thread: in the accepting thread one idle connection held
+                # every scrape behind its handshake.
+                self.request.do_handshake()
+
         def do_GET(self) -> None:
             if self.path.partition("?")[0] not in ("/metrics", "/"):
                 self.send_error(404)
@@ -241,7 +257,7 @@ def start_metrics_server(host: str, port: int, access: MetricsAccess = MetricsAc
         context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
         context.minimum_version = ssl.TLSVersion.TLSv1_2
         context.load_cert_chain(access.tls_cert, access.tls_key or None)
-        server.socket = context.wrap_socket(server.socket, server_side=True)
+        server.socket = context.wrap_socket(server.socket, server_side=True, do_handshake_on_connect=False)
     threading.Thread(target=server.serve_forever, name="metrics", daemon=True).start()
     return server
 

@@ -7,6 +7,7 @@ import http.client
 import ipaddress
 import json
 import os
+import socket
 import ssl
 import subprocess
 import time
@@ -271,6 +272,22 @@ def test_the_metrics_listener_answers_only_with_its_token_and_over_tls(pki):
         assert _scrape(url, "", context) == 401 and _scrape(url, "another", context) == 401
         with pytest.raises((urllib.error.URLError, ConnectionError)):
             _scrape(f"http://127.0.0.1:{port}/metrics")  # plain HTTP is no TLS handshake
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def test_an_idle_connection_does_not_hold_up_the_tls_metrics_listener(pki):
+    """The TLS handshake happens in each connection's own thread: one that says nothing blocks no scrape."""
+    from service.api import metrics
+
+    port = free_port()
+    access = metrics.MetricsAccess("", str(pki / "server.crt"), str(pki / "server.key"))
+    server = metrics.start_metrics_server("127.0.0.1", port, access)
+    try:
+        with socket.create_connection(("127.0.0.1", port)):  # connected, silent
+            context = ssl.create_default_context(cafile=str(pki / "ca.crt"))
+            assert _scrape(f"https://127.0.0.1:{port}/metrics", "", context) == 200
     finally:
         server.shutdown()
         server.server_close()

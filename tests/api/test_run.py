@@ -12,6 +12,8 @@ import sys
 import threading
 import time
 
+import pytest
+
 from service.api import environment
 from tests.api.conftest import QUIET, free_port, http, wait_http
 
@@ -186,3 +188,35 @@ def test_make_run_gives_up_as_soon_as_the_server_exits():
         timeout=25,  # under the 30 s health-check wait: an exit that went unseen runs into it
     )
     assert done.returncode == 1 and "the gRPC server did not start" in done.stderr, done.stderr[-500:]
+
+
+@pytest.mark.parametrize("stop", ["SIGTERM", "SIGINT to the group"])
+def test_a_stop_logs_no_error_and_no_traceback(stop, tmp_path):
+    """SIGTERM to make run's program, or Ctrl-C (SIGINT to its whole process group, as a terminal sends it):
+    every process stops, exit 0, and no line of the log is an ERROR or a traceback (no KeyboardInterrupt in a
+    search process, no leaked semaphore)."""
+    grpc_port, http_port = free_port(), free_port()
+    log = tmp_path / "log"
+    with log.open("w") as out:
+        process = subprocess.Popen(
+            [
+                sys.executable, "-m", "service.run", "--host", "127.0.0.1", "--grpc-port", str(grpc_port),
+                "--http-port", str(http_port), "--metrics-port", "0",
+            ],
+            env={k: v for k, v in os.environ.items() if not k.startswith("GAMERULES_")},
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,  # its own group: the group's SIGINT reaches nothing else
+        )  # fmt: skip
+    try:
+        wait_http(f"http://127.0.0.1:{http_port}/readyz")
+        if stop == "SIGTERM":
+            process.send_signal(signal.SIGTERM)
+        else:
+            os.killpg(process.pid, signal.SIGINT)
+        assert process.wait(timeout=60) == 0
+    finally:
+        if process.poll() is None:
+            os.killpg(process.pid, signal.SIGKILL)
+    lines = log.read_text().splitlines()
+    assert lines and not [line for line in lines if '"level":"ERROR"' in line or "Traceback" in line], lines

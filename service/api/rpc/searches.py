@@ -40,6 +40,7 @@ import multiprocessing
 import os
 import pickle
 import queue
+import signal
 import threading
 import time
 from collections.abc import Callable
@@ -261,10 +262,17 @@ class SearchPool:
             ready.result()
 
     def close(self) -> None:
+        """Stop the search processes (searches in flight finish first) and free what they shared: the worker
+        ends with ``os._exit``, which runs no finalizer, so its queues' semaphores would be left to the resource
+        tracker, which warns of each ("leaked semaphore objects") on stderr."""
         with self._lock:
             if self._executor is not None:
                 self._executor.shutdown(wait=True, cancel_futures=True)
                 self._executor = None
+            for updates in self._updates:
+                updates.close()
+            # The last references: each queue's semaphores are unlinked as they go.
+            self._updates, self._cancelled = [], None
 
     # --- the two modes ---------------------------------------------------------------------------------
 
@@ -440,6 +448,9 @@ _STREAM_END_S = 2.0
 def _init_child(cancelled: Any, updates: list[Any], nice: int, worker: int, cores: frozenset[int] | None) -> None:
     global _child_cancelled, _child_updates
     _child_cancelled, _child_updates = cancelled, updates
+    # A terminal's Ctrl-C reaches every process of its group: the worker stops its searches itself (``close``),
+    # and a search process ending on its own KeyboardInterrupt would only write a traceback.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     _lower_priority(nice, cores)  # the only thread yet: the watcher below inherits it
     threading.Thread(target=_exit_with, args=(worker,), name="worker-watch", daemon=True).start()
 

@@ -25,6 +25,7 @@ import errno
 import logging
 import os
 import secrets
+import select
 import signal
 import socket
 import sys
@@ -56,6 +57,19 @@ _EXIT_CANNOT_START = 3  # a worker that cannot listen: the parent gives up rathe
 _EXIT_PORT_TAKEN = 2  # a port in use before anything started: the message names the variable to set
 _RESPAWN_PAUSE_S = 1.0
 _STOP_SIGNALS = {signal.SIGTERM, signal.SIGINT}
+
+
+@contextlib.contextmanager
+def signals_to_this_thread() -> Iterator[None]:
+    """Start threads in here: they keep SIGTERM and SIGINT blocked, so the kernel hands a stop signal to this
+    (the main) thread, which alone runs Python's handlers. A signal a thread of gRPC's took used to leave the
+    handler waiting for the main thread to wake, which it never did while it waited on a lock: about one
+    Ctrl-C of ``make run`` in three left a worker serving."""
+    signal.pthread_sigmask(signal.SIG_BLOCK, _STOP_SIGNALS)
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, _STOP_SIGNALS)
 
 
 @dataclass(frozen=True)
@@ -182,25 +196,21 @@ def _run_worker(config: ServerConfig, servicer_factory: Callable[[], pb_grpc.Gam
     # so the request threads of cheap calls get it back quickly (the default 5 ms would add up to tens of
     # milliseconds per call while searches run).
     sys.setswitchinterval(config.gil_switch_ms / 1000)
-    try:
-        running = create_server(
-            config, reuse_port=True, servicer=servicer_factory() if servicer_factory is not None else None
-        )
-    except Exception:
-        _log.exception("worker %d could not start", os.getpid())
-        return _EXIT_CANNOT_START
-    from service.api import metrics
-
-    metrics.record_process_metrics()
-    start_searches = getattr(running.servicer, "start_searches", None)
-    if start_searches is not None:
-        start_searches()
     drained = threading.Event()
     draining = threading.Lock()
+    started: list[Running] = []
+    # The main thread waits on this pipe, not on a lock: whichever thread the kernel hands a stop signal to
+    # writes its number here (the wakeup fd), and the main thread wakes to run the handler. Waiting on a lock,
+    # it slept through a signal a gRPC thread took: about one Ctrl-C of ``make run`` in three left a worker
+    # serving. The drain writes here too, once it is done.
+    wake_read, wake_write = os.pipe()
+    os.set_blocking(wake_write, False)
 
     def drain() -> None:
-        running.shutdown(config.grace_s)
+        started[0].shutdown(config.grace_s)
         drained.set()
+        with contextlib.suppress(BlockingIOError):
+            os.write(wake_write, b"\0")
 
     def on_signal(signum: int, frame: object) -> None:
         if not draining.acquire(blocking=False):
@@ -208,10 +218,28 @@ def _run_worker(config: ServerConfig, servicer_factory: Callable[[], pb_grpc.Gam
         _log.info("draining", extra={"signal": signum, "grace_s": config.grace_s})
         threading.Thread(target=drain, daemon=True).start()
 
-    signal.signal(signal.SIGTERM, on_signal)
-    signal.signal(signal.SIGINT, on_signal)
+    with signals_to_this_thread():  # a stop that comes meanwhile waits for the handlers below
+        try:
+            running = create_server(
+                config, reuse_port=True, servicer=servicer_factory() if servicer_factory is not None else None
+            )
+        except Exception:
+            _log.exception("worker %d could not start", os.getpid())
+            return _EXIT_CANNOT_START
+        started.append(running)
+        from service.api import metrics
+
+        metrics.record_process_metrics()
+        start_searches = getattr(running.servicer, "start_searches", None)
+        if start_searches is not None:
+            start_searches()
+        signal.set_wakeup_fd(wake_write, warn_on_full_buffer=False)
+        signal.signal(signal.SIGTERM, on_signal)
+        signal.signal(signal.SIGINT, on_signal)
     _log.info("worker serving", extra={"service": SERVICE_NAME, "host": config.host, "port": running.port})
-    drained.wait()
+    while not drained.is_set():
+        select.select([wake_read], [], [])  # a signal (its handler runs on the way out) or the drain's end
+        os.read(wake_read, 512)
     running.server.wait_for_termination()
     _log.info("worker stopped")
     return 0
@@ -282,9 +310,8 @@ def serve(config: ServerConfig, servicer_factory: Callable[[], pb_grpc.GameRules
             else:  # the child: its own gRPC runtime, created after the fork
                 code = 1
                 try:
-                    for signum in _STOP_SIGNALS:
-                        signal.signal(signum, signal.SIG_DFL)  # until the worker sets its own
-                    signal.pthread_sigmask(signal.SIG_UNBLOCK, _STOP_SIGNALS)
+                    for signum in _STOP_SIGNALS:  # blocked until the worker sets its own handlers
+                        signal.signal(signum, signal.SIG_DFL)
                     for sock in exporter:
                         sock.close()
                     code = _run_worker(worker_config, servicer_factory)
@@ -305,9 +332,10 @@ def serve(config: ServerConfig, servicer_factory: Callable[[], pb_grpc.GameRules
         status = 0
         if config.metrics_port:
             try:
-                server = metrics.start_metrics_server(
-                    config.metrics_host, config.metrics_port, metrics.metrics_access()
-                )
+                with signals_to_this_thread():
+                    server = metrics.start_metrics_server(
+                        config.metrics_host, config.metrics_port, metrics.metrics_access()
+                    )
             except OSError as error:  # taken since the check, or another cause
                 host, port = config.metrics_host, config.metrics_port
                 taken = error.errno == errno.EADDRINUSE
@@ -522,7 +550,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     config = parse_args(argv)
     logs.configure(config.log_level, config.log_format)
     if config.log_format == "json":
-        logs.capture_stderr()
+        with signals_to_this_thread():  # its reader thread
+            logs.capture_stderr()
     return serve(config)
 
 
