@@ -3,6 +3,7 @@ fail), and consistent with each other and with the image (selectors, ports, prob
 
 from __future__ import annotations
 
+import ipaddress
 import re
 from pathlib import Path
 from typing import Any
@@ -10,6 +11,8 @@ from typing import Any
 import kubernetes_validate
 import pytest
 import yaml
+
+from service.api import callers
 
 ROOT = Path(__file__).resolve().parents[2]
 MANIFESTS = ROOT / "deploy" / "kubernetes"
@@ -149,3 +152,11 @@ def test_autoscalers_and_disruption_budgets():
         ]
         assert len(matching) == 1
         assert pdb["spec"]["minAvailable"] < matching[0]["spec"]["replicas"]
+
+
+def test_the_server_trusts_the_gateway_pods_to_name_their_callers():
+    """Without it the server takes the gateway pod's address as the caller of every REST call: one share for
+    every REST user. The pod network must be among the trusted peers (``service/api/callers.py``)."""
+    config = _of_kind("ConfigMap")[0]["data"]
+    networks = callers.trusted_networks(config[callers.ENV_TRUSTED_PEERS])
+    assert any(ipaddress.ip_address("10.244.1.7") in network for network in networks)  # a typical pod address

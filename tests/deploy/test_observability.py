@@ -4,6 +4,7 @@ available here, so PromQL is checked for the names it uses, not fully parsed).""
 
 from __future__ import annotations
 
+import ipaddress
 import json
 import re
 from pathlib import Path
@@ -13,7 +14,7 @@ import pytest
 import yaml
 from prometheus_client.metrics import MetricWrapperBase
 
-from service.api import metrics
+from service.api import callers, metrics
 
 ROOT = Path(__file__).resolve().parents[2]
 DEPLOY = ROOT / "deploy"
@@ -230,3 +231,13 @@ def test_grafana_provisioning():
     assert source["datasources"][0]["type"] == "prometheus"
     dashboards = yaml.safe_load((DEPLOY / "grafana" / "provisioning" / "dashboards" / "gamerules.yml").read_text())
     assert dashboards["providers"][0]["options"]["path"] == "/var/lib/grafana/dashboards"
+
+
+def test_compose_trusts_the_gateway_to_name_its_callers(compose):
+    """The server takes the gateway's ``gamerules-caller`` (each REST user's address) only from a trusted peer:
+    the gateway's fixed address on the compose network."""
+    gateway = compose["services"]["gateway"]["networks"]["default"]["ipv4_address"]
+    subnet = compose["networks"]["default"]["ipam"]["config"][0]["subnet"]
+    trusted = callers.trusted_networks(compose["services"]["server"]["environment"][callers.ENV_TRUSTED_PEERS])
+    assert ipaddress.ip_address(gateway) in ipaddress.ip_network(subnet)
+    assert any(ipaddress.ip_address(gateway) in network for network in trusted)
