@@ -157,11 +157,20 @@ def _environment(given: dict[str, str]) -> dict[str, str]:
 def test_the_probe_covers_server_gateway_and_make_run():
     assert len(PROBES) >= 66
     assert {entry for entry, *_ in PROBES} == set(ENTRIES)
+    assert {entry for entry, *_ in PROBES[::QUICK_EVERY]} == set(ENTRIES)  # make test's share reaches each
+
+
+# Each probe starts a real process (about 0.4 s): every fourth runs in make test, one of each entry among them,
+# and the whole list under ``pytest -m slow``.
+QUICK_EVERY = 4
 
 
 @pytest.mark.parametrize(
     ("entry", "variables", "flags", "named"),
-    PROBES,
+    [
+        pytest.param(*probe, marks=() if index % QUICK_EVERY == 0 else pytest.mark.slow)
+        for index, probe in enumerate(PROBES)
+    ],
     ids=[
         f"{entry}:{' '.join(f'{k}={v}' for k, v in variables.items()) or ' '.join(flags)}"
         for entry, variables, flags, _ in PROBES
