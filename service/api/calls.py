@@ -28,6 +28,7 @@ from google.protobuf import descriptor
 from grpc_status import rpc_status
 
 from service.api.errors import invalid
+from service.api.version import RELEASE_METADATA, VERSION
 
 _log = logging.getLogger(__name__)
 
@@ -179,12 +180,13 @@ def _finished(
         observer.finished(call)
 
 
-def _worker() -> tuple[tuple[str, str]]:
-    """This process's ``gamerules-worker`` metadata (read when the handler is wrapped: after the fork)."""
-    return ((WORKER_METADATA, f"{socket.gethostname()}/{os.getpid()}"),)
+def _worker() -> tuple[tuple[str, str], ...]:
+    """This process's ``gamerules-worker`` metadata (read when the handler is wrapped: after the fork) and the
+    release (``gamerules-version``)."""
+    return ((WORKER_METADATA, f"{socket.gethostname()}/{os.getpid()}"), (RELEASE_METADATA, VERSION))
 
 
-def _begin(method: str, request: Any, context: grpc.ServicerContext, worker: tuple[tuple[str, str]]) -> None:
+def _begin(method: str, request: Any, context: grpc.ServicerContext, worker: tuple[tuple[str, str], ...]) -> None:
     """Name the worker; refuse a request that did not decode (one log line, an INVALID_ARGUMENT Status)."""
     context.send_initial_metadata(worker)
     if isinstance(request, Undecodable):

@@ -31,9 +31,12 @@ import grpc
 import prometheus_client
 from google.protobuf import descriptor
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, multiprocess
+from prometheus_client.core import GaugeMetricFamily
+from prometheus_client.registry import Collector
 
 from service.api import settings
 from service.api.calls import Call
+from service.api.version import VERSION
 from service.core.values import SearchResult
 
 prometheus_client.disable_created_metrics()
@@ -159,12 +162,29 @@ def record_process_metrics() -> None:
     threading.Thread(target=loop, name="process-metrics", daemon=True).start()
 
 
+class _BuildInfo(Collector):
+    """``gamerules_build_info{version="..."} 1``: the release that serves, as ``*_build_info`` series
+    conventionally say it. Written at exposition, not kept in a gauge: in multi-process mode each worker's gauge
+    would be a series of its own (or vanish with its worker), and the release is the same in all of them."""
+
+    def collect(self) -> Iterable[GaugeMetricFamily]:
+        info = GaugeMetricFamily("gamerules_build_info", "The release of gamerules serving: 1.", labels=["version"])
+        info.add_metric([VERSION], 1)
+        yield info
+
+
+BUILD_INFO = _BuildInfo()
+prometheus_client.REGISTRY.register(BUILD_INFO)  # exposed from the default registry by a single process
+
+
 def exposition_registry() -> CollectorRegistry:
-    """The registry to expose: every process's values summed in multi-process mode, else this process's."""
+    """The registry to expose: every process's values summed in multi-process mode, else this process's; the
+    build info once either way."""
     if not os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
         return prometheus_client.REGISTRY
     registry = CollectorRegistry()
     multiprocess.MultiProcessCollector(registry)
+    registry.register(BUILD_INFO)
     return registry
 
 

@@ -17,6 +17,7 @@ from prometheus_client.parser import text_string_to_metric_families
 from gamerules.v1 import gamerules_pb2 as pb
 from service.api.metrics import GRPC_CODE_NAMES
 from service.api.rpc.server import SERVICE
+from service.api.version import VERSION
 from service.games import LEVELS
 from tests.api.conftest import free_port, gateway_command, http, wait_http
 from tests.api.test_serving import ServerProcess, best_move_request, fresh_stub, legal_moves_request, server_process
@@ -102,6 +103,11 @@ def test_unknown_methods_add_no_series(server):
             call(b"", timeout=10)
         assert raised.value.code() == grpc.StatusCode.UNIMPLEMENTED
     assert "NoSuchMethod" not in server.metrics()
+
+
+def test_the_release_once_though_several_workers_serve(server):
+    builds = {labels: value for (name, labels), value in samples(server.metrics()).items() if "build_info" in name}
+    assert builds == {frozenset({("version", VERSION)}): 1.0}
 
 
 def test_gateway_http_metrics_from_several_workers(server):

@@ -54,11 +54,11 @@ from service.api.limits import (
 )
 from service.api.required import behaviors
 from service.api.rest import examples
+from service.api.version import VERSION
 from service.core.values import EVENT_TYPES, OPTION_TYPES, PURPOSES, RENDER_THEMES, RESULT_REASONS, STOP_REASONS
 
 SERVICE = pb.DESCRIPTOR.services_by_name["GameRules"]
 OPENAPI_VERSION = "3.1.0"
-API_VERSION = "v1"
 # Made by the Makefile's protoc call with --include_source_info: the proto comments.
 DESCRIPTOR_SET = Path(pb.__file__).resolve().parents[2] / "gamerules.binpb"
 _STATUS = "google.rpc.Status"
@@ -616,7 +616,7 @@ def openapi_document(api_keys: bool = False) -> dict[str, Any]:
         "openapi": OPENAPI_VERSION,
         "info": {
             "title": "gamerules",
-            "version": API_VERSION,
+            "version": VERSION,  # the release; the contract's major version is the package's, `gamerules.v1`
             "description": (
                 (comments.get(SERVICE.full_name, "") + "\n\n").lstrip()
                 + "Generated from the protos (package `gamerules.v1`): the JSON is the proto3 JSON mapping. "

@@ -45,6 +45,7 @@ from service.api.limits import (
 )
 from service.api.required import check_required
 from service.api.rpc import reviewing, searches
+from service.api.version import VERSION
 from service.core.contract import Game
 from service.core.seeds import seeded_int
 from service.games import REGISTRATIONS, Registration
@@ -235,7 +236,7 @@ class GameRulesServicer(pb_grpc.GameRulesServicer):
 
     @_rpc
     def ListGames(self, request: pb.ListGamesRequest, context: grpc.ServicerContext) -> pb.ListGamesResponse:
-        return pb.ListGamesResponse(games=list(self._described.values()))
+        return pb.ListGamesResponse(games=list(self._described.values()), service_version=VERSION)
 
     @_rpc
     def GetGame(self, request: pb.GetGameRequest, context: grpc.ServicerContext) -> pb.Game:
