@@ -1,19 +1,23 @@
 """The release (``service/api/version.py``, ``pyproject.toml``'s version) where a caller or an operator looks
-for it: ListGames, the gRPC initial metadata, the ``gamerules_build_info`` metric and the OpenAPI document's
-``info.version``."""
+for it: ListGames, the gRPC initial metadata, the gateway's ``Gamerules-Version`` header on every answer
+(whichever path answers: the rules calls in the event loop, the app's BestMove and streams, errors), the
+``gamerules_build_info`` metric and the OpenAPI document's ``info.version``."""
 
 from __future__ import annotations
 
 import http.client as httpclient
+import json
 import tomllib
 from pathlib import Path
 
 from gamerules.v1 import gamerules_pb2 as pb
 from service.api.version import RELEASE_METADATA, UNKNOWN, VERSION, read_version
+from service.games import GAMES
 from tests.api.conftest import http
 from tests.api.test_metrics import samples
 
 ROOT = Path(__file__).resolve().parents[2]
+START = GAMES["reversi"].new_position().to_notation()
 
 
 def test_the_version_is_pyprojects(tmp_path):
@@ -30,6 +34,34 @@ def test_list_games_and_the_initial_metadata_name_the_release(stub):
     answer, call = stub.ListGames.with_call(pb.ListGamesRequest(), timeout=10)
     assert answer.service_version == VERSION
     assert (RELEASE_METADATA, VERSION) in call.initial_metadata()
+
+
+def _post(base_url: str, path: str, body: dict) -> tuple[int, httpclient.HTTPMessage, bytes]:
+    connection = httpclient.HTTPConnection(base_url.removeprefix("http://"), timeout=30)
+    try:
+        connection.request("POST", path, json.dumps(body), {"Content-Type": "application/json"})
+        answer = connection.getresponse()
+        return answer.status, answer.headers, answer.read()
+    finally:
+        connection.close()
+
+
+def test_every_gateway_answer_names_the_release(gateway_url):
+    position = {"notation": START}
+    calls = [
+        ("/v1/games/reversi:legalMoves", {"position": position}, 200),  # the event loop's rules path
+        ("/v1/games/reversi:bestMove", {"position": position, "limits": {"maxDepth": 1}}, 200),  # the app
+        ("/v1/games/reversi:analyze", {"position": position, "limits": {"maxDepth": 1}}, 200),  # a stream
+        ("/v1/games/reversi:legalMoves", {"position": {"notation": "nonsense"}}, 400),
+        ("/v1/games/reversi:bestMove", {"position": {"notation": "nonsense"}}, 400),
+        ("/v1/nowhere", {}, 404),
+    ]
+    for path, body, expected in calls:
+        status, headers, _ = _post(gateway_url, path, body)
+        assert (status, headers["Gamerules-Version"]) == (expected, VERSION), path
+    status, answer, headers = http(gateway_url, "/v1/games")
+    assert (status, answer["serviceVersion"], headers["Gamerules-Version"]) == (200, VERSION, VERSION)
+    assert http(gateway_url, "/healthz")[2]["Gamerules-Version"] == VERSION
 
 
 def test_the_gateways_metrics_and_document_name_the_release(gateway_url):

@@ -55,7 +55,7 @@ from service.api import auth, logs, metrics, protojson
 from service.api.callers import CALLER_METADATA
 from service.api.calls import WORKER_METADATA
 from service.api.errors import HTTP_STATUS, error_status, overloaded, status_json
-from service.api.rest import gateway_pacing
+from service.api.rest import answer_headers, gateway_pacing
 from service.api.rest.cors import install_cors
 from service.api.rest.gateway_config import CLIENT_WATCH, GatewayConfig
 from service.api.rest.mapping import HTTP_BODY, QueryError, apply_query, body_response, status_of, stream_response
@@ -347,6 +347,8 @@ def _instrument(app: Flask) -> None:
     @app.before_request
     def start_clock() -> None:
         g.started = time.perf_counter()
+        # Settled by the front already; under another WSGI server, here.
+        g.request_id = answer_headers.request_id(request.headers.get(answer_headers.REQUEST_ID_HEADER))
 
     @app.after_request
     def observe(response: Response) -> Response:
@@ -363,8 +365,10 @@ def _instrument(app: Flask) -> None:
             response.status_code,
             seconds,
             g.get("game", ""),
-            request.headers.get("X-Request-Id", ""),
+            g.get("request_id", ""),
         )
+        for name, value in answer_headers.stamps(g.get("request_id") or answer_headers.request_id(None)):
+            response.headers[name] = value
         return response
 
 
@@ -544,6 +548,7 @@ def create_app(
         if isinstance(timeout, Response):
             return timeout
         metadata = [(key.lower(), value) for key, value in request.headers.items() if key.lower() in FORWARDED_HEADERS]
+        metadata = [(key, value) for key, value in metadata if key != "x-request-id"] + [("x-request-id", g.request_id)]
         # The caller, for the server's fair share of searches (``callers.py``): the HTTP client, not the gateway.
         metadata.append((CALLER_METADATA, request.remote_addr or ""))
         if route.method.server_streaming:

@@ -39,6 +39,7 @@ from google.rpc import code_pb2
 
 from service.api import metrics
 from service.api.errors import error_status, status_json
+from service.api.rest import answer_headers
 from service.api.rest.gateway_config import CLIENT_WATCH, FrontConfig
 
 if TYPE_CHECKING:
@@ -101,6 +102,9 @@ class Front:
                 return
 
     async def _http(self, scope: Scope, receive: Receive, send: Send) -> None:
+        # Every answer, whoever writes it, names the release and the request's id (``answer_headers``); the
+        # id is settled here, before the app, the rules path or the log reads it.
+        scope, send = _stamped(scope, send)
         if _bodiless(scope):
             await self._answer(scope, b"", receive, send)
             return
@@ -282,6 +286,28 @@ def _close(result: Any) -> None:
             close()
         except Exception:
             _log.exception("closing the gateway app's answer failed")
+
+
+def _stamped(scope: Scope, send: Send) -> tuple[Scope, Send]:
+    """The scope with its request id settled (the caller's if sane, else a new one) and a ``send`` that adds
+    ``answer_headers.stamps`` to the answer's start, where the app has not written them already."""
+    headers = scope.get("headers", ())
+    sent = [value for name, value in headers if name == b"x-request-id"]
+    request_id = answer_headers.request_id(sent[0].decode("latin-1") if len(sent) == 1 else "")
+    if sent != [request_id.encode("latin-1")]:
+        kept = [(name, value) for name, value in headers if name != b"x-request-id"]
+        scope = {**scope, "headers": [*kept, (b"x-request-id", request_id.encode("latin-1"))]}
+    stamps = [(name.lower().encode(), value.encode("latin-1")) for name, value in answer_headers.stamps(request_id)]
+
+    async def stamped(message: dict[str, Any]) -> None:
+        if message["type"] == "http.response.start":
+            written = {name for name, _ in message.get("headers", ())}
+            missing = [(name, value) for name, value in stamps if name not in written]
+            if missing:
+                message = {**message, "headers": [*message.get("headers", ()), *missing]}
+        await send(message)
+
+    return scope, stamped
 
 
 def _bodiless(scope: Scope) -> bool:

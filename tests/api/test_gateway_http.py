@@ -1,0 +1,54 @@
+"""The gateway's HTTP manners, on the session's gateway: the request's id echoed on every answer."""
+
+from __future__ import annotations
+
+import http.client as httpclient
+import json
+import re
+
+from service.games import GAMES
+
+START = GAMES["reversi"].new_position().to_notation()
+
+
+def call(
+    base_url: str, method: str, path: str, body: dict | None = None, headers: dict[str, str] | None = None
+) -> tuple[int, httpclient.HTTPMessage, bytes]:
+    """One request on a connection of its own: (status, headers, the body as sent, not decoded)."""
+    connection = httpclient.HTTPConnection(base_url.removeprefix("http://"), timeout=30)
+    try:
+        data = None if body is None else json.dumps(body)
+        connection.request(method, path, data, {"Content-Type": "application/json", **(headers or {})})
+        answer = connection.getresponse()
+        return answer.status, answer.headers, answer.read()
+    finally:
+        connection.close()
+
+
+def test_the_request_id_is_echoed_on_every_path(gateway_url):
+    position = {"notation": START}
+    for path, body in [
+        ("/v1/games/reversi:legalMoves", {"position": position}),  # the event loop's rules path
+        ("/v1/games/reversi:bestMove", {"position": position, "limits": {"maxDepth": 1}}),  # the app
+        ("/v1/games/reversi:analyze", {"position": position, "limits": {"maxDepth": 1}}),  # a stream
+        ("/v1/games/reversi:score", {"position": {"notation": "nonsense"}}),  # an error
+    ]:
+        _, headers, _ = call(gateway_url, "POST", path, body, {"X-Request-Id": "portal-7f3a:42"})
+        assert headers["X-Request-Id"] == "portal-7f3a:42", path
+    _, headers, _ = call(gateway_url, "GET", "/v1/games", headers={"X-Request-Id": "portal-7f3a:43"})
+    assert headers["X-Request-Id"] == "portal-7f3a:43"
+
+
+def test_a_request_without_a_sane_id_gets_one(gateway_url):
+    made = set()
+    for sent in [None, "x" * 129, "two words", "é"]:
+        for method, path, body in [
+            ("POST", "/v1/games/reversi:legalMoves", {"position": {"notation": START}}),
+            ("GET", "/healthz", None),
+        ]:
+            _, headers, _ = call(gateway_url, method, path, body, {} if sent is None else {"X-Request-Id": sent})
+            assert re.fullmatch("[0-9a-f]{32}", headers["X-Request-Id"]), (sent, path)
+            made.add(headers["X-Request-Id"])
+    assert len(made) == 8
+    _, headers, _ = call(gateway_url, "GET", "/healthz", headers={"X-Request-Id": "x" * 128})
+    assert headers["X-Request-Id"] == "x" * 128
