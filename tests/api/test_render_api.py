@@ -147,3 +147,20 @@ def test_post_is_not_allowed(gateway_url):
     with pytest.raises(urllib.error.HTTPError) as raised:
         urllib.request.urlopen(request, timeout=10)
     assert raised.value.code == 405 and raised.value.headers["Allow"] == "GET"
+
+
+def test_head_answers_as_get_without_the_body(gateway_url):
+    params = [("position.notation", REVERSI), ("showLegalMoves", "true")]
+    _, image, got = get(gateway_url, "/v1/games/reversi:render", params)
+    request = urllib.request.Request(
+        f"{gateway_url}/v1/games/reversi:render?{urllib.parse.urlencode(params)}", method="HEAD"
+    )
+    with urllib.request.urlopen(request, timeout=30) as answer:
+        assert (answer.status, answer.read()) == (200, b"")
+        for header in ("Content-Type", "ETag", "Cache-Control"):
+            assert answer.headers[header] == got[header], header
+        assert answer.headers["Content-Length"] == str(len(image))
+    request.add_header("If-None-Match", got["ETag"])
+    with pytest.raises(urllib.error.HTTPError) as held:
+        urllib.request.urlopen(request, timeout=30)
+    assert held.value.code == 304

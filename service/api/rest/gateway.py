@@ -521,8 +521,10 @@ def create_app(
         matched = [(route, m) for route in routes if (m := route.pattern.match(path))]
         if not matched:
             return error_response(code_pb2.NOT_FOUND, f"no such resource or method: {path[:200]}", "NOT_FOUND")
+        # HEAD is a GET without the body (RFC 9110): the same call, the same headers; werkzeug drops the body.
+        verb = "GET" if request.method == "HEAD" else request.method
         for route, match in matched:
-            if route.verb == request.method:
+            if route.verb == verb:
                 g.route = route.template
                 g.game = (match.groupdict().get("game") or match.groupdict().get("name") or "").removeprefix("games/")
                 return _forward(route, match.groupdict())
