@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gzip
 import http.client as httpclient
 import json
 import re
@@ -52,3 +53,13 @@ def test_a_request_without_a_sane_id_gets_one(gateway_url):
     assert len(made) == 8
     _, headers, _ = call(gateway_url, "GET", "/healthz", headers={"X-Request-Id": "x" * 128})
     assert headers["X-Request-Id"] == "x" * 128
+
+
+def test_the_openapi_document_is_gzipped_for_who_accepts_it(gateway_url):
+    status, headers, plain = call(gateway_url, "GET", "/openapi.json")
+    assert status == 200 and headers["Content-Encoding"] is None and "Accept-Encoding" in headers["Vary"]
+    status, headers, packed = call(gateway_url, "GET", "/openapi.json", headers={"Accept-Encoding": "gzip, br"})
+    assert (status, headers["Content-Encoding"]) == (200, "gzip") and "Accept-Encoding" in headers["Vary"]
+    assert gzip.decompress(packed) == plain and len(packed) < len(plain)
+    refused = call(gateway_url, "GET", "/openapi.json", headers={"Accept-Encoding": "gzip;q=0"})[1]
+    assert refused["Content-Encoding"] is None

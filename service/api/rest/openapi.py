@@ -27,11 +27,12 @@ newline-delimited JSON (``{"result": message}`` or ``{"error": Status}`` a line)
 from __future__ import annotations
 
 import functools
+import gzip
 import json
 from pathlib import Path
 from typing import Any
 
-from flask import Response
+from flask import Response, request
 from google.api import annotations_pb2, field_behavior_pb2
 from google.protobuf import descriptor, descriptor_pb2
 from google.rpc import error_details_pb2, status_pb2
@@ -649,6 +650,19 @@ def openapi_json(api_keys: bool = False) -> str:
     return json.dumps(openapi_document(api_keys), indent=1, sort_keys=False)
 
 
+@functools.cache
+def _gzipped(api_keys: bool) -> bytes:
+    """The document gzip-compressed, once per process (``mtime=0``: the same bytes every time)."""
+    return gzip.compress(openapi_json(api_keys).encode(), mtime=0)
+
+
 def serve_openapi(api_keys: bool = False) -> Response:
-    """The ``/openapi.json`` view."""
-    return Response(openapi_json(api_keys), mimetype="application/json")
+    """The ``/openapi.json`` view: gzip-compressed for a client that accepts it (the document is large,
+    mostly examples, and compresses well)."""
+    if request.accept_encodings["gzip"]:
+        response = Response(_gzipped(api_keys), mimetype="application/json")
+        response.headers["Content-Encoding"] = "gzip"
+    else:
+        response = Response(openapi_json(api_keys), mimetype="application/json")
+    response.vary.add("Accept-Encoding")
+    return response
