@@ -63,3 +63,15 @@ def test_the_openapi_document_is_gzipped_for_who_accepts_it(gateway_url):
     assert gzip.decompress(packed) == plain and len(packed) < len(plain)
     refused = call(gateway_url, "GET", "/openapi.json", headers={"Accept-Encoding": "gzip;q=0"})[1]
     assert refused["Content-Encoding"] is None
+
+
+def test_the_games_carry_an_etag_and_a_held_one_is_304(gateway_url):
+    for path in ("/v1/games", "/v1/games/kalah"):
+        status, headers, body = call(gateway_url, "GET", path)
+        etag = headers["ETag"]
+        assert status == 200 and re.fullmatch('"[0-9a-f]{32}"', etag) and json.loads(body)
+        assert call(gateway_url, "GET", path)[1]["ETag"] == etag  # the same answer, the same tag
+        status, headers, body = call(gateway_url, "GET", path, headers={"If-None-Match": f'"other", {etag}'})
+        assert (status, headers["ETag"], body) == (304, etag, b"")
+        assert call(gateway_url, "GET", path, headers={"If-None-Match": '"other"'})[0] == 200
+    assert call(gateway_url, "GET", "/v1/games/reversi")[1]["ETag"] != etag

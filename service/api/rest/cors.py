@@ -17,8 +17,8 @@ from flask import Flask, Response, request
 ALLOWED_METHODS = "GET, POST, OPTIONS"
 # Request headers a browser may send: the JSON body, the deadline, API keys and tracing.
 ALLOWED_HEADERS = "Content-Type, Grpc-Timeout, Authorization, X-Api-Key, X-Request-Id, Traceparent"
-# Response headers a page may read: the refusal's pause, the release and the request's id.
-EXPOSED_HEADERS = "Retry-After, Gamerules-Version, X-Request-Id"
+# Response headers a page may read: the refusal's pause, the release, the request's id and the answer's tag.
+EXPOSED_HEADERS = "Retry-After, Gamerules-Version, X-Request-Id, ETag"
 MAX_AGE_S = 600
 _PREFIXES = ("/v1/",)
 _PATHS = frozenset({"/openapi.json"})

@@ -58,7 +58,15 @@ from service.api.errors import HTTP_STATUS, error_status, overloaded, status_jso
 from service.api.rest import answer_headers, gateway_pacing
 from service.api.rest.cors import install_cors
 from service.api.rest.gateway_config import CLIENT_WATCH, GatewayConfig
-from service.api.rest.mapping import HTTP_BODY, QueryError, apply_query, body_response, status_of, stream_response
+from service.api.rest.mapping import (
+    HTTP_BODY,
+    QueryError,
+    apply_query,
+    body_response,
+    status_of,
+    stream_response,
+    tagged_json_response,
+)
 from service.api.rest.openapi import serve_openapi
 
 _log = logging.getLogger(__name__)
@@ -621,6 +629,8 @@ _GATEWAY_BUSY = "too many best-move calls in progress and waiting at this gatewa
 def _answer(route: Route, answer: Message, call: grpc.Call) -> Response:
     if route.method.output_type.full_name == HTTP_BODY:
         return _with_worker(body_response(answer), call)
+    if route.verb == "GET":  # ListGames, GetGame: the same answer until a release, revalidated by its ETag
+        return _with_worker(tagged_json_response(answer_json(answer)), call)
     return _with_worker(Response(answer_json(answer), mimetype="application/json"), call)
 
 

@@ -130,14 +130,33 @@ def body_response(answer: Message) -> Response:
     """A ``google.api.HttpBody`` answer: its bytes and content type, with an ETag (a digest of the bytes) and
     cache headers; 304 when the client already holds those bytes."""
     data: bytes = answer.data  # type: ignore[attr-defined]
-    etag = '"' + hashlib.sha256(data).hexdigest()[:32] + '"'
+    etag = _etag(data)
     headers = {"ETag": etag, "Cache-Control": IMAGE_CACHE_CONTROL, "X-Content-Type-Options": "nosniff"}
     if answer.content_type.startswith("image/svg"):  # type: ignore[attr-defined]
         headers["Content-Security-Policy"] = IMAGE_CSP
-    held = [tag.strip() for tag in request.headers.get("If-None-Match", "").split(",")]
-    if etag in held or "*" in held:
+    if _held(etag):
         return Response(status=304, headers=headers)
     return Response(data, content_type=answer.content_type, headers=headers)  # type: ignore[attr-defined]
+
+
+def tagged_json_response(text: str) -> Response:
+    """A GET's JSON answer (ListGames, GetGame) with an ETag, a digest of its bytes; 304 when the client holds
+    them. No ``Cache-Control``: the games change with a release, so a client revalidates each time."""
+    data = text.encode()
+    etag = _etag(data)
+    if _held(etag):
+        return Response(status=304, headers={"ETag": etag})
+    return Response(data, mimetype="application/json", headers={"ETag": etag})
+
+
+def _etag(data: bytes) -> str:
+    return '"' + hashlib.sha256(data).hexdigest()[:32] + '"'
+
+
+def _held(etag: str) -> bool:
+    """Whether the request's ``If-None-Match`` names ``etag`` (or ``*``)."""
+    held = [tag.strip() for tag in request.headers.get("If-None-Match", "").split(",")]
+    return etag in held or "*" in held
 
 
 def stream_response(
