@@ -7,7 +7,9 @@ is FAILED_PRECONDITION, an unknown game NOT_FOUND, overload RESOURCE_EXHAUSTED.
 
 from __future__ import annotations
 
+import difflib
 import json
+from collections.abc import Iterable
 
 import grpc
 from google.protobuf import any_pb2, duration_pb2, json_format
@@ -115,14 +117,28 @@ def from_rules_error(error: core.RulesError, prefix: str, text: bool = False) ->
     return ApiError(code, error.reason, message, field)
 
 
-def unknown_game(game: str, field: str = "game") -> ApiError:
+def unknown_game(game: str, field: str = "game", known: Iterable[str] = ()) -> ApiError:
+    """NOT_FOUND for ``game``, naming the id among ``known`` it most likely meant (``dots_and_boxes``:
+    ``dots-and-boxes``)."""
+    meant = closest(game.removeprefix("games/").lower().replace("_", "-").replace(" ", "-"), known)
+    hint = f"did you mean {meant!r}? " if meant else ""
     return ApiError(
         grpc.StatusCode.NOT_FOUND,
         "UNKNOWN_GAME",
-        f"{field}: no game named {game!r}; ListGames lists the games",
+        f"{field}: no game named {game!r}; {hint}ListGames lists the games",
         "",
         {"game": game[:100]},
     )
+
+
+def closest(sent: str, names: Iterable[str]) -> str:
+    """The one of ``names`` that ``sent`` most likely misspells: equal but for letter case, else a close
+    match (``difflib``); "" when none is close."""
+    by_case = {name.lower(): name for name in names}
+    if sent.lower() in by_case:
+        return by_case[sent.lower()]
+    close = difflib.get_close_matches(sent.lower()[:100], list(by_case), n=1, cutoff=0.75)
+    return by_case[close[0]] if close else ""
 
 
 def overloaded(message: str, retry_after_s: int = 1) -> ApiError:

@@ -75,3 +75,19 @@ def test_the_games_carry_an_etag_and_a_held_one_is_304(gateway_url):
         assert (status, headers["ETag"], body) == (304, etag, b"")
         assert call(gateway_url, "GET", path, headers={"If-None-Match": '"other"'})[0] == 200
     assert call(gateway_url, "GET", "/v1/games/reversi")[1]["ETag"] != etag
+
+
+def test_a_misspelt_field_or_game_is_told_the_close_one(gateway_url):
+    body = {"position": {"notation": START}, "topn": 2}
+    status, _, raw = call(gateway_url, "POST", "/v1/games/reversi:bestMove", body)
+    assert status == 400 and 'did you mean "topN"?' in json.loads(raw)["message"]
+    body = {"position": {"notation": START}, "limits": {"max_deph": 2}}
+    status, _, raw = call(gateway_url, "POST", "/v1/games/reversi:bestMove", body)
+    assert status == 400 and 'did you mean "maxDepth"?' in json.loads(raw)["message"]
+    status, _, raw = call(gateway_url, "POST", "/v1/games/reversi:legalMoves", {"position": body["position"], "zzz": 1})
+    assert status == 400 and "did you mean" not in json.loads(raw)["message"]
+    for game, meant in [("dots_and_boxes", "dots-and-boxes"), ("Reversi", "reversi"), ("kalha", "kalah")]:
+        status, _, raw = call(gateway_url, "POST", f"/v1/games/{game}:legalMoves", {"position": {"notation": "x"}})
+        assert status == 404 and f"did you mean '{meant}'?" in json.loads(raw)["message"], game
+    status, _, raw = call(gateway_url, "GET", "/v1/games/chess")
+    assert status == 404 and "did you mean" not in json.loads(raw)["message"]

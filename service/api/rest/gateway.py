@@ -45,7 +45,7 @@ from typing import Any
 import grpc
 from flask import Flask, Response, g, request, send_from_directory
 from google.api import annotations_pb2
-from google.protobuf import descriptor, json_format, message_factory
+from google.protobuf import descriptor, descriptor_pool, json_format, message_factory
 from google.protobuf.message import Message
 from google.rpc import code_pb2, error_details_pb2, status_pb2
 from grpc_health.v1 import health_pb2, health_pb2_grpc
@@ -54,7 +54,7 @@ from gamerules.v1 import gamerules_pb2 as pb
 from service.api import auth, logs, metrics, protojson
 from service.api.callers import CALLER_METADATA
 from service.api.calls import WORKER_METADATA
-from service.api.errors import HTTP_STATUS, error_status, overloaded, status_json
+from service.api.errors import HTTP_STATUS, closest, error_status, overloaded, status_json
 from service.api.rest import answer_headers, gateway_pacing
 from service.api.rest.cors import install_cors
 from service.api.rest.gateway_config import CLIENT_WATCH, GatewayConfig
@@ -463,9 +463,27 @@ def body_refusal(raw: bytes, route: Route, message: Any) -> status_pb2.Status | 
         json_format.ParseDict(body, message)
     except (json_format.ParseError, ValueError, TypeError, RecursionError) as error:
         field = parse_error_field(str(error)) or "body"
-        text = str(error).splitlines()[0][:300]
+        text = str(error).splitlines()[0][:300] + _field_hint(str(error))
         return error_status(code_pb2.INVALID_ARGUMENT, f"{field}: {text}", "INVALID_JSON", field)
     return None
+
+
+_UNKNOWN_FIELD = re.compile(r'Message type "([\w.]+)" has no field named "([^"]{1,100})"')
+
+
+def _field_hint(error: str) -> str:
+    """For a ParseError about an unknown field, the message's field it most likely meant (``topn``:
+    ``; did you mean "topN"?``), else ""."""
+    unknown = _UNKNOWN_FIELD.search(error)
+    if unknown is None:
+        return ""
+    try:
+        message = descriptor_pool.Default().FindMessageTypeByName(unknown.group(1))
+    except KeyError:
+        return ""
+    json_names = {**{f.name: f.json_name for f in message.fields}, **{f.json_name: f.json_name for f in message.fields}}
+    meant = closest(unknown.group(2), json_names)
+    return f'; did you mean "{json_names[meant]}"?' if meant else ""
 
 
 def _parse_body(raw: bytes, route: Route, message: Any) -> Response | None:

@@ -206,7 +206,7 @@ class GameRulesServicer(pb_grpc.GameRulesServicer):
             raise invalid(field, "the game is required, e.g. 'games/reversi'")
         game = self._games.get(name.removeprefix("games/"))
         if game is None:
-            raise unknown_game(name, field)
+            raise unknown_game(name, field, self._games)
         return game
 
     def _token(self, position: core.Position, offset: int) -> str:
