@@ -1,4 +1,5 @@
-"""The gateway's HTTP manners, on the session's gateway: the request's id echoed on every answer."""
+"""The gateway's HTTP manners, on the session's gateway: the request's id echoed on every answer, the OpenAPI
+document gzipped, the games' ETags, hints for a misspelt field or game, and which default fields are written."""
 
 from __future__ import annotations
 
@@ -91,3 +92,15 @@ def test_a_misspelt_field_or_game_is_told_the_close_one(gateway_url):
         assert status == 404 and f"did you mean '{meant}'?" in json.loads(raw)["message"], game
     status, _, raw = call(gateway_url, "GET", "/v1/games/chess")
     assert status == 404 and "did you mean" not in json.loads(raw)["message"]
+
+
+def test_fields_at_their_default_are_written_and_optional_unset_ones_left_out(gateway_url):
+    """As docs/api.md says (and the OpenAPI document's ``required``): grpc-gateway's default JSON."""
+    position = {"position": {"notation": START}}
+    _, _, raw = call(gateway_url, "POST", "/v1/games/reversi:legalMoves", position)
+    moves = json.loads(raw)
+    assert (moves["nextPageToken"], moves["gameOver"], moves["toMove"]) == ("", False, 1)
+    assert moves["moves"][0]["reversi"]["isPass"] is False
+    _, _, raw = call(gateway_url, "POST", "/v1/games/reversi:score", position)
+    score = json.loads(raw)
+    assert score["gameOver"] is False and "winner" not in score  # optional, and the game runs
