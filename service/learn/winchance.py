@@ -89,14 +89,14 @@ class Plan:
 STRANDS_NODES = 10_000
 PLANS: dict[str, Plan] = {
     "reversi": Plan(rounds=40),
-    "kalah": Plan(rounds=60),
-    "dots-and-boxes": Plan(rounds=50),
-    "petak-sawah": Plan(rounds=120),
+    "kalah": Plan(rounds=45),
+    "dots-and-boxes": Plan(rounds=36),
+    "petak-sawah": Plan(rounds=100),
     "strands": Plan(
-        rounds=18,
+        rounds=12,
         label=Limits(max_nodes=STRANDS_NODES),
         play=Limits(max_nodes=STRANDS_NODES),
-        why="hard's own 1.5 s a move would allow some fifty games in the time; its tree search's iterations "
+        why="hard's own 1.5 s a move would allow some forty games in the time; its tree search's iterations "
         "repeat where its time does not",
     ),
 }
