@@ -93,6 +93,8 @@ class _Result(ctypes.Structure):
         ("alt_value", ctypes.c_double * _ALT_MAX),
         ("alt_exact", ctypes.c_int32 * _ALT_MAX),
         ("iter", _Iteration * _ITER_MAX),
+        ("alt_pv_len", ctypes.c_int32 * _ALT_MAX),
+        ("alt_pv", (ctypes.c_int32 * _PV_MAX) * _ALT_MAX),
     )
 
 
@@ -320,7 +322,7 @@ def search(
     every few milliseconds from a watcher thread (its ``end``, when it has one, is a deadline the C loop reads
     itself); ``flag`` a ``StopFlag`` the caller may set from another thread; the ``on_iteration`` of ``stop``, when
     it has one, is called with each finished iteration's answer while the search runs (streamed analysis, as the
-    Python search calls it); ``top_n`` root moves scored exactly; ``tt_entries`` the table's size (0: none);
+    Python search calls it); ``top_n`` root moves scored exactly, each with its own line; ``tt_entries`` the table's size (0: none);
     ``iterations``, when given, receives each finished iteration. ``node_weight``: how many native nodes count as
     one node of ``max_nodes`` and of the answer's ``nodes`` (a level keeps its budget about the same CPU time as the
     Python search's with it). ``learned``: the kernel's learned evaluation (Reversi 8x8, the weights its adapter was
@@ -453,7 +455,12 @@ class _Answering:
         # claimed a proof (a move that ends the game keeps its exact value in an unproved answer).
         unprove = not complete and (streamed or bool(result.exact))
         alternatives = [
-            ScoredMove(out(result.alt_move[i]), result.alt_value[i] + 0.0, bool(result.alt_exact[i]) and not unprove)
+            ScoredMove(
+                out(result.alt_move[i]),
+                result.alt_value[i] + 0.0,
+                bool(result.alt_exact[i]) and not unprove,
+                tuple(out(m) for m in result.alt_pv[i][: result.alt_pv_len[i]]),
+            )
             for i in range(result.n_alt)
         ]
         if not complete and reason == "solved":

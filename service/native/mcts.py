@@ -61,6 +61,8 @@ class _Result(ctypes.Structure):
         ("alt_move", ctypes.c_int32 * _ALT_MAX),
         ("alt_value", ctypes.c_double * _ALT_MAX),
         ("alt_exact", ctypes.c_int32 * _ALT_MAX),
+        ("alt_pv_len", ctypes.c_int32 * _ALT_MAX),
+        ("alt_pv", (ctypes.c_int32 * _PV_MAX) * _ALT_MAX),
     )
 
 
@@ -170,7 +172,12 @@ def _answer(position: Position, adapter: Any, result: _Result, reason: str, bega
         stop_reason=reason,
         pv=[out(m) for m in result.pv[: result.pv_len]],
         alternatives=[
-            ScoredMove(out(result.alt_move[i]), result.alt_value[i] + 0.0, bool(result.alt_exact[i]))
+            ScoredMove(
+                out(result.alt_move[i]),
+                result.alt_value[i] + 0.0,
+                bool(result.alt_exact[i]),
+                tuple(out(m) for m in result.alt_pv[i][: result.alt_pv_len[i]]),
+            )
             for i in range(result.n_alt)
         ],
     )

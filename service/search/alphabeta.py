@@ -20,6 +20,11 @@ It knows only the engine contract (``service/core/contract.py``: ``to_move``, ``
   end of the game (``plies_left()`` of the engine, capped by ``max_depth``) instead of deepening a ply at a
   time: when the game is short enough to prove, the shallow passes cost most of the nodes and buy little
   ordering. Enhanced transposition cutoffs are off there (they cost more than they save in a proof).
+- Lines: the answer's ``pv`` is the best move's line, kept by the root pass below it (the triangular table)
+  and continued from the transposition table (``Tree.principal_variation``). Each scored root move of a
+  multi-PV pass (``top_n`` > 1) lands inside its window, so its child's search leaves its line too: every
+  alternative carries its own (``ScoredMove.pv``, continued the same way; the best one's is the ``pv``). Lines
+  are information: nothing of the search's choices, values or nodes depends on them.
 - Plug-ins (``service/search/plugins.py``): a level may hand the search an endgame solver (asked first at
   every node in solve mode) and a faster search below a node (a compiled kernel).
 - One Deadline polled at every node; when it fires the search unwinds at once and answers with the last
@@ -34,8 +39,8 @@ from __future__ import annotations
 import math
 import random
 import time
-from collections.abc import Callable
-from dataclasses import dataclass, field
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from service.core.contract import Position
@@ -55,6 +60,7 @@ _SOLVE_DEPTH = 1000  # solve mode's depth for an engine without ``plies_left`` (
 
 Root = list[tuple[Move, Any]]  # the root's moves with the positions after them, best first
 Scores = list[tuple[float, int, bool]]  # (value, index into the root, proved), best first
+Kept = dict[int, Sequence[Move]]  # a root pass's line of each scored move (by its index), starting with the move
 
 
 @dataclass(slots=True)
@@ -113,14 +119,14 @@ def search(
     tree = Tree(deadline, evaluate, tt_size, solve, plugins, selective)
     first = root[0][0]
     value = static_value(position, first, root_seat, evaluate)
-    answer = _Answer(first, value, [ScoredMove(first, value + 0.0, root[0][1].to_move == 0)], [first])
+    answer = _Answer(first, value, [ScoredMove(first, value + 0.0, root[0][1].to_move == 0, (first,))], [first])
     solve_depth = _solve_depth(position, max_depth) if solve else 0
     reason = _deepen(tree, root, root_seat, answer, max(1, top_n), aspiration, max_depth, solve_lead, solve_depth)
     if answer.exact and not position.search_moves_complete():
         # The root's moves were capped, so a search that reached only finished games proved nothing.
         answer.exact = False
         reason = "depth" if reason == "solved" else reason
-        answer.alternatives = [ScoredMove(m.move, m.value, False) for m in answer.alternatives]
+        answer.alternatives = [replace(m, exact=False) for m in answer.alternatives]
     return SearchResult(
         move=answer.move,
         value=answer.value + 0.0,
@@ -138,7 +144,7 @@ def _unproved(report: Callable[[SearchResult], None]) -> Callable[[SearchResult]
 
     def unproved(partial: SearchResult) -> None:
         partial.exact = False
-        partial.alternatives = [ScoredMove(m.move, m.value, False) for m in partial.alternatives]
+        partial.alternatives = [replace(m, exact=False) for m in partial.alternatives]
         report(partial)
 
     return unproved
@@ -184,14 +190,15 @@ def _deepen(
                 return "time"
             iteration_began = now
         tree.reach(depth)
+        kept: Kept = {}
         try:
             if top_n == 1:
                 scores, proved = _aspirated(tree, root, root_seat, depth, answer.value, aspiration)
             else:
-                scores, proved = _root_multi(tree, root, root_seat, depth, top_n)
+                scores, proved = _root_multi(tree, root, root_seat, depth, top_n, kept)
         except Stopped:
             return deadline.reason
-        root[:] = _completed(tree, root, root_seat, scores, proved, depth, answer)
+        root[:] = _completed(tree, root, root_seat, scores, proved, depth, answer, kept)
         if deadline.on_iteration is not None:  # streamed analysis: this iteration's answer, as it stands
             deadline.on_iteration(
                 SearchResult(
@@ -209,17 +216,25 @@ def _deepen(
 
 
 def _completed(
-    tree: Tree, root: Root, root_seat: int, scores: Scores, proved: bool, depth: int, answer: _Answer
+    tree: Tree, root: Root, root_seat: int, scores: Scores, proved: bool, depth: int, answer: _Answer, kept: Kept
 ) -> Root:
     """Take a finished iteration into ``answer`` (its principal variation as long as the search knows it: the
-    root pass's line, then the table's, to ``depth`` moves or, proved, to the end); the root reordered with its
+    root pass's line, then the table's, to ``depth`` moves or, proved, to the end; each alternative's own line
+    the same way from what the pass ``kept`` of it, the best one's the answer's); the root reordered with its
     best moves first."""
     value, best_i, _ = scores[0]
     best_move, best_child = root[best_i]
     answer.move, answer.value, answer.depth, answer.exact = best_move, value, depth, proved
     after = value if best_child.to_move == root_seat else -value  # for the seat to move after the best move
     answer.pv = tree.principal_variation(best_move, best_child, _PV_LIMIT if proved else depth, after, depth, proved)
-    answer.alternatives = [ScoredMove(root[i][0], v + 0.0, p) for v, i, p in scores]
+    alternatives = [ScoredMove(best_move, value + 0.0, scores[0][2], tuple(answer.pv))]
+    for v, i, p in scores[1:]:
+        move, child = root[i]
+        line = tree.principal_variation(
+            move, child, _PV_LIMIT if p else depth, v if child.to_move == root_seat else -v, depth, p, kept.get(i, ())
+        )
+        alternatives.append(ScoredMove(move, v + 0.0, p, tuple(line)))
+    answer.alternatives = alternatives
     front = [i for _, i, _ in scores]
     taken = set(front)
     return [root[i] for i in front] + [r for i, r in enumerate(root) if i not in taken]
@@ -275,9 +290,10 @@ def _root_single(
     return best, best_i, all_proved
 
 
-def _root_multi(tree: Tree, root: Root, root_seat: int, depth: int, top_n: int) -> tuple[Scores, bool]:
+def _root_multi(tree: Tree, root: Root, root_seat: int, depth: int, top_n: int, kept: Kept) -> tuple[Scores, bool]:
     """One root pass scoring the ``top_n`` best moves exactly (best first) and whether all were proved.
-    Moves outside the top are only shown to be no better than the n-th best."""
+    Moves outside the top are only shown to be no better than the n-th best. A move that enters the top lands
+    inside its window, so its child's search leaves its line in ``line[1]``: ``kept`` takes it, by index."""
     scored: Scores = []
     floor = -INF  # the n-th best exact value so far: a move must beat it to enter the top
     all_proved = True
@@ -291,6 +307,7 @@ def _root_multi(tree: Tree, root: Root, root_seat: int, depth: int, top_n: int) 
         if not scored or v > scored[0][0]:  # the best so far (the first of equals): its line
             line[0] = [move, *line[1]]
         if v > floor:
+            kept[i] = [move, *line[1]]
             scored.append((v, i, proved))
             scored.sort(key=lambda s: (-s[0], s[1]))
             del scored[top_n:]

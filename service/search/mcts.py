@@ -15,7 +15,8 @@ It knows only the engine contract's search members (``service/core/contract.py``
 
 Answer: the most visited root move (ties: better mean, then the engine's order), its mean final margin
 from the mover's view, the principal variation along the most visited children, ``alternatives`` the
-``top_n`` most visited moves. Values are exact only for a move that ends the game at once.
+``top_n`` most visited moves, each with its own line the same way (the best one's is the principal variation).
+Values are exact only for a move that ends the game at once.
 """
 
 from __future__ import annotations
@@ -167,6 +168,18 @@ def _back_up(root: _Node, path: list[_Node], end: Any) -> None:
         n.margin += margins[n.mover]
 
 
+def _line(node: _Node) -> list[Move]:
+    """A root move's line: its move, then the most visited child's, and so on (ties: the better mean, then the
+    engine's order) while the child was visited."""
+    line = [node.move]
+    while node.children:
+        node = max(node.children, key=_rank)
+        if node.visits == 0:
+            break
+        line.append(node.move)
+    return line
+
+
 def _answer(
     position: Position, root: _Node, seat: int, top_n: int, iterations: int, max_depth: int, reason: str
 ) -> SearchResult:
@@ -185,18 +198,14 @@ def _answer(
             nodes=iterations,
             stop_reason=reason,
             pv=[move],
-            alternatives=[ScoredMove(move, value + 0.0, ended)],
+            alternatives=[ScoredMove(move, value + 0.0, ended, (move,))],
         )
     best = ranked[0]
-    pv = [best.move]
-    node = best
-    while node.children:
-        node = max(node.children, key=_rank)
-        if node.visits == 0:
-            break
-        pv.append(node.move)
+    pv = _line(best)
     alternatives = [
-        ScoredMove(c.move, c.margin / c.visits + 0.0, c.position.to_move == 0) for c in ranked[:top_n] if c.visits
+        ScoredMove(c.move, c.margin / c.visits + 0.0, c.position.to_move == 0, tuple(pv if c is best else _line(c)))
+        for c in ranked[:top_n]
+        if c.visits
     ]
     return SearchResult(
         move=best.move,

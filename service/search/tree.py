@@ -348,16 +348,25 @@ class Tree:
         return best, all_proved
 
     def principal_variation(
-        self, first: Move, after: Any, limit: int, value: float, depth: int, proved: bool
+        self,
+        first: Move,
+        after: Any,
+        limit: int,
+        value: float,
+        depth: int,
+        proved: bool,
+        kept: Sequence[Move] | None = None,
     ) -> list[Move]:
-        """The best move, then the line the root's last pass kept below it (``line``: the triangular table, with
-        the lines of the table's and the plug-ins' exact answers), then the table's: an exact entry's line or
-        move, else a move the table shows best for the value known there, else a bound's move (a plug-in's own
-        line where the plug-in took a node on). ``value``: that of ``after`` for its seat to move, at ``depth``
-        plies below the root (``proved``: a final margin). Every move is checked to be one of its position's
-        ``search_moves`` before it goes in (``_Walk``)."""
+        """A root move's line: the move, then the line the root's last pass kept below it (``kept``, starting
+        with ``first``; None: the pass's best line, ``line[0]``, from the triangular table with the lines of the
+        table's and the plug-ins' exact answers), then the table's: an exact entry's line or move, else a move
+        the table shows best for the value known there, else a bound's move (a plug-in's own line where the
+        plug-in took a node on). ``value``: that of ``after`` for its seat to move, at ``depth`` plies below the
+        root (``proved``: a final margin). Every move is checked to be one of its position's ``search_moves``
+        before it goes in (``_Walk``)."""
         walk = _Walk(first, after, limit, value)
-        kept = self.line[0] if self.line else _NO_LINE
+        if kept is None:
+            kept = self.line[0] if self.line else _NO_LINE
         if kept and kept[0] == first:
             walk.follow(kept[1:])
         while walk.pos.to_move != 0 and len(walk.line) < limit:

@@ -50,6 +50,7 @@ static const gr_kernel *const KERNELS[] = {&gr_reversi_kernel, &gr_kalah_kernel,
 #define LINE_PLIES 64
 #define PATHS 1024 /* the kept lines of exact nodes (path_keep), a direct-mapped table */
 #define ALT_MAX 64
+#define ALT_PV_MAX PV_MAX /* an alternative's line: as long as the answer's */
 #define ITER_MAX 128
 #define ASPIRATION_FROM 3
 #define POLL_EVERY 1024
@@ -106,6 +107,8 @@ typedef struct {
     double alt_value[ALT_MAX];
     int32_t alt_exact[ALT_MAX];
     gr_iteration iter[ITER_MAX];
+    int32_t alt_pv_len[ALT_MAX];
+    int32_t alt_pv[ALT_MAX][ALT_PV_MAX]; /* each alternative's own line, starting with its move (the first: pv) */
 } gr_result;
 
 typedef struct {
@@ -609,6 +612,8 @@ typedef struct {
     double value;
     int index;
     int proved;
+    int line_len;
+    int32_t line[LINE_PLIES]; /* the move's line as its child's search left it (root_multi) */
 } scored;
 
 static double root_single(ctx *c, root_child *root, int n, int seat, int depth, double alpha, double beta,
@@ -639,7 +644,8 @@ static double root_single(ctx *c, root_child *root, int n, int seat, int depth, 
     return best;
 }
 
-/* Scores the top_n best root moves exactly; moves outside the top are only shown to be no better. */
+/* Scores the top_n best root moves exactly; moves outside the top are only shown to be no better. A move that
+ * enters the top lands inside its window, so its child's search leaves its line at ply 1: the score keeps it. */
 static int root_multi(ctx *c, root_child *root, int n, int seat, int depth, int top_n, scored *out, int *proved) {
     int count = 0, all_proved = 1;
     double floor_v = -INFINITY;
@@ -660,6 +666,10 @@ static int root_multi(ctx *c, root_child *root, int n, int seat, int depth, int 
             out[j].value = v;
             out[j].index = i;
             out[j].proved = p;
+            int below = c->line_len[1] < LINE_PLIES - 1 ? c->line_len[1] : LINE_PLIES - 1;
+            out[j].line[0] = root[i].move;
+            memcpy(&out[j].line[1], c->line[1], (size_t)below * sizeof(int32_t));
+            out[j].line_len = 1 + below;
             if (count == top_n) floor_v = out[top_n - 1].value;
         }
     }
@@ -783,13 +793,14 @@ static double tail_line(const gr_kernel *k, const void *pos, int depth, double a
 }
 _Static_assert(TT_MIN_DEPTH <= 8, "tail_line searches the plies the table leaves out: a few");
 
-/* The best move first, then the line the search kept below it (the triangular line, which takes the paths of
- * the table's exact answers), then the table's: an exact entry's path or move, else a move the table's bounds
- * (in a proof also the kernel's) show best for the value known, else a bound's move; last, the plies the table
- * leaves out (tail_line). Every move is checked to be one of its position's moves before it goes in (pv_step).
- * value: the root's for root_seat, at depth (exact: proved). */
+/* A root move's line: the move first, then the line the search kept below it (kept, kept_len: starting with
+ * first; the triangular line, which takes the paths of the table's exact answers), then the table's: an exact
+ * entry's path or move, else a move the table's bounds (in a proof also the kernel's) show best for the value
+ * known, else a bound's move; last, the plies the table leaves out (tail_line). Every move is checked to be one
+ * of its position's moves before it goes in (pv_step). value: the move's for root_seat, at depth (exact:
+ * proved). The Python twin is Tree.principal_variation. */
 static int principal_variation(ctx *c, int first, const void *after, int limit, int32_t *pv, int root_seat,
-                               double value, int depth, int exact) {
+                               double value, int depth, int exact, const int32_t *kept, int kept_len) {
     const gr_kernel *k = c->k;
     pv_walk w;
     w.pv = pv;
@@ -803,8 +814,8 @@ static int principal_variation(ctx *c, int first, const void *after, int limit, 
     w.proof = exact;
     w.known = 1;
     w.v = k->to_move(w.a) == root_seat ? value : -value;
-    if (c->line_len[0] > 0 && c->line[0][0] == first)
-        for (int i = 1; i < c->line_len[0] && pv_step(c, &w, c->line[0][i]); i++) continue;
+    if (kept_len > 0 && kept[0] == first)
+        for (int i = 1; i < kept_len && pv_step(c, &w, kept[i]); i++) continue;
     while (k->to_move(w.a) != 0 && w.len < limit) {
         double decided;
         uint64_t key = table_key(c, w.a, &decided);
@@ -930,8 +941,8 @@ int gr_search_reporting(const char *game, const void *state, const gr_limits *li
     out->alt_move[0] = root[0].move;
     out->alt_value[0] = best_value;
     out->alt_exact[0] = cs0 == 0;
-    out->pv[0] = root[0].move;
-    out->pv_len = 1;
+    out->pv[0] = out->alt_pv[0][0] = root[0].move;
+    out->pv_len = out->alt_pv_len[0] = 1;
 
     int depth = 0, completed = 0, exact = 0, reason = R_NONE;
     int leap = lim->solve ? solve_depth(k, state, max_depth) : 0;
@@ -1022,24 +1033,33 @@ int gr_search_reporting(const char *game, const void *state, const gr_limits *li
         } else {
             count = root_multi(c, root, n, seat, depth, top_n, scores, &proved);
         }
-        completed = depth;
         best_value = scores[0].value;
         exact = proved;
         root_child *best = &root[scores[0].index];
         out->move = best->move;
         out->value = best_value;
         out->pv_len = principal_variation(c, best->move, best->state, exact ? PV_MAX : depth, out->pv, seat,
-                                          best_value, depth, exact);
+                                          best_value, depth, exact, c->line[0], c->line_len[0]);
+        completed = depth;
         out->n_alt = count;
         for (int i = 0; i < count; i++) {
-            out->alt_move[i] = root[scores[i].index].move;
+            root_child *r = &root[scores[i].index];
+            out->alt_move[i] = r->move;
             out->alt_value[i] = scores[i].value;
             out->alt_exact[i] = scores[i].proved;
+            if (i == 0) {
+                memcpy(out->alt_pv[0], out->pv, (size_t)out->pv_len * sizeof(int32_t));
+                out->alt_pv_len[0] = out->pv_len;
+            } else {
+                out->alt_pv_len[i] = principal_variation(c, r->move, r->state, scores[i].proved ? ALT_PV_MAX : depth,
+                                                         out->alt_pv[i], seat, scores[i].value, depth,
+                                                         scores[i].proved, scores[i].line, scores[i].line_len);
+            }
         }
-        record(out, depth, best->move, best_value, proved, c->nodes, began);
+        record(out, completed, best->move, best_value, proved, c->nodes, began);
         if (report) {
             out->exact = exact;
-            out->depth = depth;
+            out->depth = completed;
             out->nodes = c->nodes;
             report(out);
         }

@@ -8,8 +8,8 @@
  * - playouts to the end of the game with the kernel's random_move (uniform over moves() without one); the
  *   final margins are averaged for the reported values;
  * - the answer: the most visited root move (ties: the better mean margin, then the kernel's order), its mean
- *   margin, the line along the most visited children, the top_n most visited root moves; with no finished
- *   iteration, the first move valued by its child's evaluation.
+ *   margin, the line along the most visited children, the top_n most visited root moves, each with its own line
+ *   the same way; with no finished iteration, the first move valued by its child's evaluation.
  *
  * Budget: max_iterations (0: none), the search's own time limit and the caller's end (CLOCK_MONOTONIC seconds)
  * and a stop flag another thread may set; all are polled every iteration, so a stop answers with the tree so
@@ -58,6 +58,8 @@ typedef struct {
     int32_t alt_move[ALT_MAX];
     double alt_value[ALT_MAX];
     int32_t alt_exact[ALT_MAX];
+    int32_t alt_pv_len[ALT_MAX];
+    int32_t alt_pv[ALT_MAX][PV_MAX]; /* each alternative's own line, starting with its move (the first: pv) */
 } gr_mcts_result;
 
 typedef void (*gr_mcts_report)(const gr_mcts_result *);
@@ -223,6 +225,22 @@ static int ranks_above(const mnode *a, const mnode *b) {
     return a->margin / (double)a->visits > b->margin / (double)b->visits;
 }
 
+/* A root child's line into line: its move, then the most visited child's (ranks_above), and so on while the
+ * child was visited; returns its length. */
+static int line_of(const tree *t, int32_t i, int32_t *line) {
+    int len = 0;
+    line[len++] = t->nodes[i].move;
+    while (t->nodes[i].first_child >= 0 && len < PV_MAX) {
+        int32_t top = t->nodes[i].first_child;
+        for (int32_t c = top; c >= 0; c = t->nodes[c].next)
+            if (ranks_above(&t->nodes[c], &t->nodes[top])) top = c;
+        if (!t->nodes[top].visits) break;
+        line[len++] = t->nodes[top].move;
+        i = top;
+    }
+    return len;
+}
+
 static void answer(tree *t, int seat, int top_n, uint64_t iterations, int depth, gr_mcts_result *out) {
     const gr_kernel *k = t->k;
     const mnode *root = &t->nodes[0];
@@ -243,10 +261,10 @@ static void answer(tree *t, int seat, int top_n, uint64_t iterations, int depth,
         k->play(state_of(t, 0), move, child);
         int ended = k->to_move(child) == 0;
         double v = ended ? k->final_value(child, seat) : k->evaluate(child, seat);
-        out->move = out->pv[0] = out->alt_move[0] = move;
+        out->move = out->pv[0] = out->alt_move[0] = out->alt_pv[0][0] = move;
         out->value = out->alt_value[0] = v + 0.0;
         out->alt_exact[0] = ended;
-        out->pv_len = out->n_alt = 1;
+        out->pv_len = out->n_alt = out->alt_pv_len[0] = 1;
         out->depth = 0;
         return;
     }
@@ -259,18 +277,10 @@ static void answer(tree *t, int seat, int top_n, uint64_t iterations, int depth,
         out->alt_move[i] = c->move;
         out->alt_value[i] = c->margin / (double)c->visits + 0.0;
         out->alt_exact[i] = k->to_move(state_of(t, ranked[i])) == 0;
+        out->alt_pv_len[i] = line_of(t, ranked[i], out->alt_pv[i]);
     }
-    int len = 0;
-    out->pv[len++] = best->move;
-    for (int32_t i = ranked[0]; t->nodes[i].first_child >= 0 && len < PV_MAX;) {
-        int32_t top = t->nodes[i].first_child;
-        for (int32_t c = top; c >= 0; c = t->nodes[c].next)
-            if (ranks_above(&t->nodes[c], &t->nodes[top])) top = c;
-        if (!t->nodes[top].visits) break;
-        out->pv[len++] = t->nodes[top].move;
-        i = top;
-    }
-    out->pv_len = len;
+    out->pv_len = out->alt_pv_len[0];
+    memcpy(out->pv, out->alt_pv[0], (size_t)out->pv_len * sizeof(int32_t));
 }
 
 static int expired(const gr_mcts_limits *lim, volatile int32_t *stop, uint64_t iterations) {

@@ -1,0 +1,115 @@
+"""Each alternative's own line (``ScoredMove.pv``) from the Python searches, over every game of the registry: the
+alpha-beta's multi-PV pass keeps each scored move's line as its child's search leaves it (then the table's), the
+Monte Carlo search each root move's most visited path. Every line starts with its move, is legal move by move,
+and at depth 4 or more has at least two moves unless the game ends sooner; the best one's is the answer's ``pv``,
+in the streamed iterations too.
+
+``tests/native/test_alternative_lines.py`` asks the same of the native core, and the two of each other."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from service import native
+from service.core import Limits, SearchResult, Stop
+from service.games import GAMES
+from service.search import mcts, search
+from tests.search.test_pv import endgame, midgame, played
+
+TOP_N = 4
+DEPTH = 4
+SEEDS = (0, 1, 2)
+
+
+@pytest.fixture(autouse=True)
+def _python_search() -> Iterator[None]:
+    """The engines' Python twins (no native kernel anywhere below the search)."""
+    previous = native.use_native(False)
+    try:
+        yield
+    finally:
+        native.use_native(previous)
+
+
+def positions(game_id: str) -> Iterator[Any]:
+    """Midgames of random play, and Strands' positions eight and ten plies before the end (its midgames take the
+    Python search seconds at this depth)."""
+    if game_id == "strands":
+        yield endgame(game_id, 0, 8)
+        yield endgame(game_id, 1, 10)
+        return
+    for seed in SEEDS:
+        yield midgame(game_id, seed)
+
+
+def check_lines(position: Any, result: SearchResult, depth: int) -> None:
+    """Every alternative's line: its move first, legal move by move, and at least two moves at ``depth`` 4 or more
+    unless the game ends after the move; the first alternative's is the answer's ``pv``."""
+    assert result.alternatives and result.alternatives[0].move == result.move
+    assert result.alternatives[0].pv == tuple(result.pv)
+    for scored in result.alternatives:
+        assert scored.pv and scored.pv[0] == scored.move
+        played(position, list(scored.pv))
+        if depth >= 4 and position.play(scored.move).to_move != 0:
+            assert len(scored.pv) >= 2, (scored, depth)
+
+
+@pytest.mark.parametrize("game_id", sorted(GAMES))
+def test_every_alternative_carries_its_own_line(game_id: str) -> None:
+    for position in positions(game_id):
+        result = search(position, Limits(max_depth=DEPTH), top_n=TOP_N)
+        assert result.depth == DEPTH
+        check_lines(position, result, DEPTH)
+        seat = position.to_move
+        for scored in result.alternatives:  # a line as deep as the search explains its move's value
+            end = played(position, list(scored.pv))
+            if end.to_move == 0:
+                assert end.final_value(seat) == scored.value
+            elif not scored.exact:
+                assert len(scored.pv) == DEPTH
+                leaf = end.evaluate(end.to_move)
+                assert (leaf if end.to_move == seat else -leaf) == scored.value
+
+
+def test_a_single_best_move_carries_the_answers_line() -> None:
+    position = midgame("reversi", 0)
+    result = search(position, Limits(max_depth=DEPTH))
+    assert [a.pv for a in result.alternatives] == [tuple(result.pv)] and len(result.pv) == DEPTH
+
+
+class _Heard(Stop):
+    def __init__(self) -> None:
+        self.heard: list[SearchResult] = []
+        self.on_iteration = self.heard.append
+
+
+def test_streamed_iterations_carry_the_lines() -> None:
+    position = midgame("kalah", 1)
+    stop = _Heard()
+    result = search(position, Limits(max_depth=6), stop=stop, top_n=TOP_N)
+    assert [r.depth for r in stop.heard] == [1, 2, 3, 4, 5, 6]
+    for partial in stop.heard:
+        check_lines(position, partial, partial.depth)
+    assert stop.heard[-1].alternatives == result.alternatives
+
+
+def test_the_lines_change_nothing_of_the_search() -> None:
+    """The same search twice gives the same answer, nodes and lines; and a multi-PV search's first alternative is
+    the single best move's search's value (its nodes differ: it scores more moves)."""
+    position = midgame("reversi", 2)
+    first = search(position, Limits(max_depth=5), top_n=TOP_N)
+    again = search(position, Limits(max_depth=5), top_n=TOP_N)
+    assert (first.nodes, first.alternatives, first.pv) == (again.nodes, again.alternatives, again.pv)
+    assert search(position, Limits(max_depth=5)).value == first.value
+
+
+@pytest.mark.parametrize("game_id", sorted(GAMES))
+def test_monte_carlo_alternatives_carry_their_most_visited_lines(game_id: str) -> None:
+    position = next(positions(game_id))
+    result = mcts(position, Limits(max_nodes=2000), rng=random.Random(3), top_n=TOP_N)
+    check_lines(position, result, 0)
+    assert any(len(a.pv) >= 2 for a in result.alternatives)
