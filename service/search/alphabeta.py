@@ -20,6 +20,10 @@ It knows only the engine contract (``service/core/contract.py``: ``to_move``, ``
   end of the game (``plies_left()`` of the engine, capped by ``max_depth``) instead of deepening a ply at a
   time: when the game is short enough to prove, the shallow passes cost most of the nodes and buy little
   ordering. Enhanced transposition cutoffs are off there (they cost more than they save in a proof).
+  ``depth`` is the last finished iteration's, except after a leap for an engine without ``plies_left`` (Kalah),
+  which goes to ``_SOLVE_DEPTH``, a depth no game of it reaches: a proof there answers as its depth the length
+  of its proved line (the ``pv``, which a proof walks to the end of the game), the plies the proof had to look
+  ahead on the line that decides it. The native core (``core.c``) answers the same.
 - Lines: the answer's ``pv`` is the best move's line, kept by the root pass below it (the triangular table)
   and continued from the transposition table (``Tree.principal_variation``). Each scored root move of a
   multi-PV pass (``top_n`` > 1) lands inside its window, so its child's search leaves its line too: every
@@ -121,7 +125,10 @@ def search(
     value = static_value(position, first, root_seat, evaluate)
     answer = _Answer(first, value, [ScoredMove(first, value + 0.0, root[0][1].to_move == 0, (first,))], [first])
     solve_depth = _solve_depth(position, max_depth) if solve else 0
-    reason = _deepen(tree, root, root_seat, answer, max(1, top_n), aspiration, max_depth, solve_lead, solve_depth)
+    unbounded = solve_depth == _SOLVE_DEPTH and position.plies_left() is None  # the leap is the sentinel's
+    reason = _deepen(
+        tree, root, root_seat, answer, max(1, top_n), aspiration, max_depth, solve_lead, solve_depth, unbounded
+    )
     if answer.exact and not position.search_moves_complete():
         # The root's moves were capped, so a search that reached only finished games proved nothing.
         answer.exact = False
@@ -168,9 +175,11 @@ def _deepen(
     max_depth: int | None,
     solve_lead: int,
     solve_depth: int,
+    unbounded: bool,
 ) -> str:
     """Iterative deepening: one iteration after another into ``answer`` until a limit, the deadline or a
-    proof ends it; the stop reason."""
+    proof ends it; the stop reason. ``unbounded``: solve mode's leap is to ``_SOLVE_DEPTH`` (an engine without
+    ``plies_left``), so a proof there answers its line's length as its depth (the module docstring)."""
     deadline = tree.deadline
     depth = 0
     iteration_began = time.monotonic()
@@ -199,6 +208,8 @@ def _deepen(
         except Stopped:
             return deadline.reason
         root[:] = _completed(tree, root, root_seat, scores, proved, depth, answer, kept)
+        if answer.exact and unbounded and depth == solve_depth:
+            answer.depth = min(depth, len(answer.pv))  # the sentinel's leap: the proved line's plies
         if deadline.on_iteration is not None:  # streamed analysis: this iteration's answer, as it stands
             deadline.on_iteration(
                 SearchResult(

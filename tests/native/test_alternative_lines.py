@@ -8,8 +8,8 @@ each search keeps the one its own move order met first, and the orders part belo
 table near the leaves and keeps the kernel's order at the frontier, both for speed): so the lines are identical
 move by move up to such a tie, where both moves are shown worth the line's value, and each goes on as a best line
 of its own. Both are legal move by move, start with their move and are as long as the search (or end the game).
-The core's lines are also asked what ``tests/search/test_lines.py`` asks of the Python search's, and the native
-Monte Carlo search's alternatives their most visited lines."""
+The core's lines are also asked what ``tests/search/test_lines.py`` asks of the Python search's, its proofs of
+Kalah's depth too, and the native Monte Carlo search's alternatives their most visited lines."""
 
 from __future__ import annotations
 
@@ -19,7 +19,7 @@ from typing import Any
 
 import pytest
 
-from service.core import Limits, ScoredMove
+from service.core import Limits, ScoredMove, SearchResult, Stop
 from service.games import GAMES
 from service.native import engine as native
 from service.native import mcts as native_mcts
@@ -140,6 +140,30 @@ def test_every_native_alternative_carries_its_own_line(game_id: str) -> None:
         result = native.search(position, Limits(max_depth=lines.DEPTH), top_n=TOP_N)
         assert result is not None and result.depth == lines.DEPTH
         lines.check_lines(position, result, lines.DEPTH)
+
+
+class _Heard(Stop):
+    def __init__(self) -> None:
+        self.heard: list[SearchResult] = []
+        self.on_iteration = self.heard.append
+
+
+@needs("kalah")
+@pytest.mark.parametrize("seed", range(4))
+def test_a_native_kalah_proof_answers_its_lines_plies_as_its_depth(seed: int) -> None:
+    """As the Python search answers (``alphabeta``'s module docstring): the kernel knows no bound on the plies left,
+    so the proof's leap goes to a sentinel depth; the answer, its last streamed iteration and its last recorded
+    iteration carry the proved line's length instead."""
+    position = test_kalah.small(100 + seed, 12)
+    stop = _Heard()
+    iterations: list[native.Iteration] = []
+    result = native.search(position, Limits(), stop=stop, solve=True, solve_lead=2, iterations=iterations, top_n=2)
+    assert result is not None and result.exact and result.stop_reason == "solved"
+    assert result.depth < 1000 and result.depth == len(result.pv)
+    assert played(position, result.pv).to_move == 0
+    assert stop.heard[-1].depth == iterations[-1].depth == result.depth
+    python = search(position, Limits(), solve=True, solve_lead=2, top_n=2)
+    assert python.depth == len(python.pv) and python.value == result.value
 
 
 @needs("strands")

@@ -2,7 +2,8 @@
 alpha-beta's multi-PV pass keeps each scored move's line as its child's search leaves it (then the table's), the
 Monte Carlo search each root move's most visited path. Every line starts with its move, is legal move by move,
 and at depth 4 or more has at least two moves unless the game ends sooner; the best one's is the answer's ``pv``,
-in the streamed iterations too.
+in the streamed iterations too. And a proof of Kalah (an engine with no bound on the plies left) answers the
+length of its proved line as its depth, not the solve mode's sentinel (``alphabeta``'s module docstring).
 
 ``tests/native/test_alternative_lines.py`` asks the same of the native core, and the two of each other."""
 
@@ -105,6 +106,28 @@ def test_the_lines_change_nothing_of_the_search() -> None:
     again = search(position, Limits(max_depth=5), top_n=TOP_N)
     assert (first.nodes, first.alternatives, first.pv) == (again.nodes, again.alternatives, again.pv)
     assert search(position, Limits(max_depth=5)).value == first.value
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_a_kalah_proof_answers_its_lines_plies_as_its_depth(seed: int) -> None:
+    """Kalah's engine has no ``plies_left``: solve mode leaps to a sentinel depth no game reaches, and a proof
+    there answers the length of its proved line (which ends the game) instead."""
+    position = endgame("kalah", seed, 12)
+    result = search(position, Limits(), solve=True, solve_lead=2)
+    assert result.exact and result.stop_reason == "solved"
+    assert result.depth < 1000 and result.depth == len(result.pv)
+    assert played(position, result.pv).to_move == 0
+
+
+def test_a_kalah_proof_with_alternatives_gives_each_a_line_to_the_end() -> None:
+    position = endgame("kalah", 7, 12)
+    result = search(position, Limits(), solve=True, solve_lead=2, top_n=TOP_N)
+    assert result.exact and result.depth == len(result.pv) < 1000
+    seat = position.to_move
+    for scored in result.alternatives:
+        assert scored.exact and scored.pv[0] == scored.move
+        end = played(position, list(scored.pv))
+        assert end.to_move == 0 and end.final_value(seat) == scored.value
 
 
 @pytest.mark.parametrize("game_id", sorted(GAMES))

@@ -1040,7 +1040,11 @@ int gr_search_reporting(const char *game, const void *state, const gr_limits *li
         out->value = best_value;
         out->pv_len = principal_variation(c, best->move, best->state, exact ? PV_MAX : depth, out->pv, seat,
                                           best_value, depth, exact, c->line[0], c->line_len[0]);
-        completed = depth;
+        /* The sentinel's leap (a kernel without a bound) proved it: the depth is the proved line's plies, as
+         * alphabeta.py answers. */
+        completed = exact && lim->solve && depth == leap && leap == GR_NO_BOUND && out->pv_len < depth
+                        ? out->pv_len
+                        : depth;
         out->n_alt = count;
         for (int i = 0; i < count; i++) {
             root_child *r = &root[scores[i].index];

@@ -12,8 +12,6 @@
 #define FREE_WEIGHT 1.0
 #define CAPTURE_WEIGHT 0.5
 #define SIDE_WEIGHT 1.0
-#define NO_BOUND 1000 /* plies_left: Kalah has no short bound (the Python engine gives none either) */
-
 typedef struct {
     int16_t b[MAX_HOLES];
     int16_t n; /* pits per side */
@@ -181,7 +179,8 @@ static uint64_t kl_proof_key(const void *s, double *decided) {
     return h ^ (h >> 32);
 }
 
-static int kl_plies_left(const void *s) { return ((const kl_state *)s)->to_move ? NO_BOUND : 0; }
+/* Kalah has no short bound (the Python engine gives none either). */
+static int kl_plies_left(const void *s) { return ((const kl_state *)s)->to_move ? GR_NO_BOUND : 0; }
 
 const gr_kernel gr_kalah_kernel = {
     "kalah", sizeof(kl_state), kl_to_move, kl_moves, kl_play, kl_hash, kl_evaluate, kl_final_value,

@@ -22,6 +22,7 @@
 #define GR_STATE_MAX 256   /* bytes of the largest state */
 #define GR_MAX_MOVES 256   /* most moves a node may have */
 #define GR_MOVE_RANGE 1024 /* the history table's size: a slot per move below it */
+#define GR_NO_BOUND 1000   /* plies_left when the game knows no bound (the engine's None, alphabeta's _SOLVE_DEPTH) */
 
 typedef struct gr_kernel {
     const char *name;
@@ -39,7 +40,7 @@ typedef struct gr_kernel {
     /* Heuristic value for seat (the engine's evaluate), and the exact value of a finished game. */
     double (*evaluate)(const void *state, int seat);
     double (*final_value)(const void *state, int seat);
-    /* At most how many plies are left (the solve mode's depth). */
+    /* At most how many plies are left (the solve mode's depth); GR_NO_BOUND when the game knows no bound. */
     int (*plies_left)(const void *state);
     /* Optional (may be NULL): the exact value of a small endgame for the seat to move, fail-soft within
      * (alpha, beta); returns 1 and fills *value and *nodes when it takes the node, 0 to let the core search
