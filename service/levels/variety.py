@@ -44,7 +44,8 @@ def draw(rng: random.Random) -> float:
 
 def pick(result: SearchResult, drawn: float, margin: float, top_n: int) -> SearchResult:
     """``result`` with its move chosen by ``drawn`` among the alternatives within ``margin`` of the best
-    (``margin`` 0, or a proved best: among the equals), the chosen one first, trimmed to ``top_n``."""
+    (``margin`` 0, or a proved best: among the equals), the chosen one first, trimmed to ``top_n``; its line is
+    the chosen alternative's own (its move alone where the search kept none)."""
     scored = result.alternatives
     if not scored:
         return result
@@ -56,7 +57,7 @@ def pick(result: SearchResult, drawn: float, margin: float, top_n: int) -> Searc
     result.alternatives = ([chosen, *rest])[:top_n]
     if chosen is not best:
         result.move, result.value = chosen.move, chosen.value
-        result.pv = [chosen.move]
+        result.pv = list(chosen.pv) if chosen.pv and chosen.pv[0] == chosen.move else [chosen.move]
     return result
 
 
