@@ -322,12 +322,12 @@ def search(
     every few milliseconds from a watcher thread (its ``end``, when it has one, is a deadline the C loop reads
     itself); ``flag`` a ``StopFlag`` the caller may set from another thread; the ``on_iteration`` of ``stop``, when
     it has one, is called with each finished iteration's answer while the search runs (streamed analysis, as the
-    Python search calls it); ``top_n`` root moves scored exactly, each with its own line; ``tt_entries`` the table's size (0: none);
-    ``iterations``, when given, receives each finished iteration. ``node_weight``: how many native nodes count as
-    one node of ``max_nodes`` and of the answer's ``nodes`` (a level keeps its budget about the same CPU time as the
-    Python search's with it). ``learned``: the kernel's learned evaluation (Reversi 8x8, the weights its adapter was
-    handed by ``set_weights``) instead of the hand-written one. ``selective``: multi-ProbCut's model
-    (``service/core/selectivity.py``), never used in solve mode; None searches every node in full."""
+    Python search calls it); ``top_n`` root moves scored exactly, each with its own line; ``tt_entries`` the
+    table's size (0: none); ``iterations``, when given, receives each finished iteration. ``node_weight``: how many
+    native nodes count as one node of ``max_nodes`` and of the answer's ``nodes`` (a level keeps its budget about
+    the same CPU time as the Python search's with it). ``learned``: the kernel's learned evaluation (Reversi 8x8, the
+    weights its adapter was handed by ``set_weights``) instead of the hand-written one. ``selective``: multi-ProbCut's
+    model (``service/core/selectivity.py``), never used in solve mode; None searches every node in full."""
     run = _function("gr_search_reporting")
     adapter = adapter_of(position)
     if run is None or adapter is None:
