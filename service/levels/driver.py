@@ -117,5 +117,5 @@ def sort_alternatives(result: SearchResult) -> None:
     order), with the answer's move among them."""
     result.alternatives.sort(key=lambda scored: -scored.value)
     if result.alternatives and all(scored.move != result.move for scored in result.alternatives):
-        result.alternatives[-1:] = [ScoredMove(result.move, result.value, result.exact)]
+        result.alternatives[-1:] = [ScoredMove(result.move, result.value, result.exact, tuple(result.pv))]
         result.alternatives.sort(key=lambda scored: -scored.value)
