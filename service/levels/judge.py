@@ -102,7 +102,7 @@ def plan_review(
 
 def _detail(said: str, enough: bool, each_ms: float, seconds: float) -> str:
     if enough:
-        return f"{said}; the call's time allows about {each_ms:.0f} ms for each"
+        return f"{said}; the call's deadline leaves time for every search"
     reach = math.floor(seconds * 1000 / MIN_SHARE_MS)
     return (
         f"{said}; the call's time allows only {each_ms:.0f} ms for each, too little: about {reach} searches fit, "
