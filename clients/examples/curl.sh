@@ -75,7 +75,7 @@ curl -sS -N "$HTTP/v1/games/kalah:analyze" -H 'Content-Type: application/json' \
   -d '{"position": {"notation": "4,4,4,4,4,4,0/4,4,4,4,4,4,0 1 seeds=4"}, "limits": {"maxDepth": 6}, "topN": 2}'
 echo
 
-echo "## a game reviewed: one JSON line per move (its judgement, the best move, the loss), then each side's accuracy"
+echo "## a game reviewed: the plan, one JSON line per move (its judgement, the win chance lost, the best move), then each side's accuracy"
 curl -sS -N "$HTTP/v1/games/reversi:review" -H 'Content-Type: application/json' \
   -d '{"moves": [{"notation": "f5"}, {"notation": "d6"}, {"notation": "c3"}, {"notation": "d3"}]}'
 echo

@@ -45,7 +45,7 @@ grpcurl -plaintext -max-time 5 -d '{"game": "games/reversi", "position": {"notat
 echo "## the analysis streamed as the search deepens (one message per iteration, then the answer)"
 grpcurl -plaintext -d '{"game": "games/kalah", "position": {"notation": "4,4,4,4,4,4,0/4,4,4,4,4,4,0 1 seeds=4"}, "limits": {"maxDepth": 6}}' "$GRPC" gamerules.v1.GameRules/AnalyzePosition
 
-echo "## a game reviewed, streamed: one message per move, then the summary"
+echo "## a game reviewed, streamed: the plan, one message per move, then the summary"
 grpcurl -plaintext -d '{"game": "games/reversi", "moves": [{"notation": "f5"}, {"notation": "d6"}, {"notation": "c3"}]}' "$GRPC" gamerules.v1.GameRules/ReviewGame
 
 echo "## a board image (a google.api.HttpBody: the SVG, base64 in JSON)"

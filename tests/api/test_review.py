@@ -157,8 +157,9 @@ def test_the_plan_comes_first_and_says_when_the_deadline_is_too_short(stub):
     assert summary.unreviewed_plies == 0
     moves = long_game(stub, 40)
     plan, plies, summary = planned(stub, request(moves), timeout=0.9)
-    assert not plan.enough_time and "too little" in plan.detail
-    assert summary.unreviewed_plies == sum(not ply.reviewed for ply in plies) > 0
+    # (How many plies the short deadline misses depends on the box; that they stay marked is tested above.)
+    assert not plan.enough_time and "too little" in plan.detail and len(plies) == len(moves)
+    assert summary.unreviewed_plies == sum(not ply.reviewed for ply in plies)
 
 
 def test_a_level_named_searches_with_its_own_limits(stub):

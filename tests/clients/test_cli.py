@@ -54,13 +54,16 @@ def test_new_show_moves_apply_best(grpc_address):
     assert "position: ......../......../...B..../...BB.../..WWW.../......../......../........ 1 black=1" in out
 
     code, out = run(grpc_address, "best", "reversi", START, "--level", "expert", "--max-depth", "2", "--top", "2")
-    assert code == 0 and out.startswith("best: ") and "depth 2" in out and "alternatives: " in out
+    assert code == 0 and out.startswith("best: ") and "depth 2" in out and "win chance" in out
+    # Each alternative on a line of its own: the move, its value and win chance, then its own line from the move.
+    scored = out.split("alternatives:\n")[1].splitlines()
+    assert len(scored) == 2 and all(row.split("%")[1].split()[0] == row.split()[0] for row in scored)
     # An analysis by default: the best move is the first alternative, its line more than the move alone.
     kalah = "4,4,4,4,4,4,0/4,4,4,4,4,4,0 1 seeds=4"
     for seed in ("1", "2", "3"):
         code, out = run(grpc_address, "best", "kalah", kalah, "--max-depth", "6", "--top", "3", "--seed", seed)
         best = out.split()[1]
-        assert code == 0 and f"alternatives: {best} " in out and len(out.split("line: ")[1].split("\n")[0].split()) > 1
+        assert code == 0 and f"alternatives:\n  {best} " in out and len(out.split("line: ")[1].split("\n")[0].split()) > 1
 
     code, out = run(grpc_address, "--json", "moves", "reversi", START)
     assert code == 0 and '"totalSize": 4' in out

@@ -64,7 +64,8 @@ def test_the_curl_examples_run_against_a_real_gateway(gateway_url):
             continue
         if title.startswith("a game reviewed"):
             lines = [json.loads(line)["result"] for line in body.splitlines()]
-            assert [line["ply"]["move"]["notation"] for line in lines[:-1]] == ["f5", "d6", "c3", "d3"]
+            assert lines[0]["plan"]["enoughTime"] is True
+            assert [line["ply"]["move"]["notation"] for line in lines[1:-1]] == ["f5", "d6", "c3", "d3"]
             assert lines[-1]["summary"]["reviewedPlies"] == 4
             continue
         answers[title.split(":")[0].split(" (")[0]] = _json_and_status(body)
@@ -132,8 +133,9 @@ def test_the_grpcurl_examples_through_reflection(grpc_address):
                     response_deserializer=response_class.FromString,
                 )
                 messages = [json_format.MessageToDict(message) for message in stream(request, timeout=timeout)]
-                if method_name == "ReviewGame":  # a message per move, then the summary
-                    assert [message["ply"]["move"]["notation"] for message in messages[:-1]] == ["f5", "d6", "c3"]
+                if method_name == "ReviewGame":  # the plan, a message per move, then the summary
+                    assert "plan" in messages[0]
+                    assert [message["ply"]["move"]["notation"] for message in messages[1:-1]] == ["f5", "d6", "c3"]
                     assert messages[-1]["summary"]["reviewedPlies"] == 3
                     continue
                 assert len(messages) > 1 and messages[-1]["final"] and not messages[0].get("final"), target

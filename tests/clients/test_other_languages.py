@@ -102,7 +102,8 @@ def _check_review(steps: dict[tuple[str, str, str], str], grpc_address: str) -> 
     moves = [pb.Move(notation=notation) for notation in ("f5", "d6", "c3")]
     with grpc.insecure_channel(grpc_address) as channel:
         answers = list(pb_grpc.GameRulesStub(channel).ReviewGame(pb.ReviewGameRequest(game="reversi", moves=moves)))
-    plies = ", ".join(f"{answer.ply.move.notation} {answer.ply.judgement}" for answer in answers[:-1])
+    assert answers[0].HasField("plan")
+    plies = ", ".join(f"{answer.ply.move.notation} {answer.ply.judgement}" for answer in answers[1:-1])
     accuracies = [seat.accuracy for seat in answers[-1].summary.seats]
     for transport in ("grpc", "rest"):
         judged, said = steps["reversi", transport, "review"].split("; accuracy ")

@@ -157,7 +157,7 @@ _KINDS: dict[str, settings.Kind[object]] = {
     "max_body_bytes": settings.whole(settings.MIN_REQUEST_BYTES, settings.MAX_REQUEST_BYTES),
     "threads": settings.whole(1, settings.MAX_THREADS),
     "waiting_best_moves": settings.whole(0, 4096),
-    "refusal_hold_s": settings.seconds(0, 10, zero=True),
+    "refusal_hold_s": settings.seconds(0, 60, zero=True),
     "max_queue_wait_s": settings.seconds(0, 60, zero=True),
     "body_s": settings.seconds(0, settings.MAX_SECONDS),
     "body_chunk_s": settings.seconds(0, settings.MAX_SECONDS),

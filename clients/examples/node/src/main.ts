@@ -118,7 +118,7 @@ async function reviewOverGrpc(grpc: GameRulesGrpc): Promise<void> {
   const moves = REVIEWED.map((notation) => ({ notation }));
   const request = ReviewGameRequest.fromPartial({ game: "reversi", moves });
   const answers: ReviewGameResponse[] = [];
-  // A server stream: one message per move, then the summary.
+  // A server stream: the review's plan, one message per move, then the summary (reviewLine reads the plies).
   for await (const answer of grpc.client.reviewGame(request, new Metadata(), { deadline: Date.now() + REVIEW_MS })) {
     answers.push(answer as ReviewGameResponse);
   }
