@@ -70,7 +70,7 @@ def test_every_variable_is_read(tmp_path):
         ("GAMERULES_GATEWAY_TIMEOUT_S", "soon", "a number above 0 to 3600"),
         ("GAMERULES_GATEWAY_TIMEOUT_S", "0", "a number above 0 to 3600"),
         ("GAMERULES_GATEWAY_TIMEOUT_S", "nan", "a number"),
-        ("GAMERULES_GATEWAY_REFUSAL_HOLD_S", "inf", "a number from 0 to 10"),
+        ("GAMERULES_GATEWAY_REFUSAL_HOLD_S", "inf", "a number from 0 to 60"),
         ("GAMERULES_GATEWAY_THREADS", "2.5", "a whole number from 1 to 1024"),
         ("GAMERULES_GRPC_TARGET_CONNECTIONS", "0", "a whole number from 1 to 64"),
         ("GAMERULES_GATEWAY_MAX_BODY_BYTES", "-1", "a whole number from 1024 to"),
