@@ -173,7 +173,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--review-s", type=float, default=judge.DEFAULT_REVIEW_S, help="a review's search time")
     parser.add_argument("--max-plies", type=int, default=400, help="stop a self-play game after this many plies")
     parser.add_argument("--only", choices=sorted(LEVELS), help="one game")
-    parser.add_argument("--quick", action="store_true", help="two short games, a short review: a smoke test")
+    parser.add_argument("--quick", action="store_true", help="one game, a short review: a smoke test")
     args = parser.parse_args(argv)
     for game_id in [args.only] if args.only else sorted(LEVELS):
         strands = game_id == "strands"
@@ -181,7 +181,7 @@ def main(argv: list[str] | None = None) -> int:
         decisive = args.strands_decisive if strands else args.decisive
         seconds, plies = args.review_s, WHOLE.get(game_id)
         if args.quick:
-            decisive, seconds, plies = 2, 2.0, plies and 8
+            decisive, seconds, plies = 1, 2.0, plies and 8
         levels = LEVELS[game_id]
         print(f"{game_id} (the judge: {levels.strongest} with {judge.limits_text(levels.judge)}):", flush=True)
         for line in apart(game_id, decisive, players, seconds, args.max_plies):
