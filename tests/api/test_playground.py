@@ -211,19 +211,24 @@ def test_the_analysis_streams_while_the_service_thinks(browser, gateway_url):
     # The service opens, thinking long enough for several iterations however busy the host: its analysis shows.
     set_up(browser, "kalah", "service", "human", think=500)
     # Read at once when the first answer arrives (a Kalah extra turn starts a new analysis right after it).
+    # The analysis, the scored moves' lines and the win bar read in one go: the next analysis clears them.
     script = """
         const items = [...document.querySelectorAll('#analysis li')];
-        return items.some((item) => item.classList.contains('final')) ? items.map((item) => item.textContent) : null;
+        if (!items.some((item) => item.classList.contains('final'))) return null;
+        const bar = document.getElementById('win-bar');
+        return [
+            items.map((item) => item.textContent),
+            [...document.querySelectorAll('#lines li')].map((item) => item.textContent),
+            bar.hidden ? null : bar.dataset.chance,
+        ];
     """
-    lines = wait(browser, lambda: browser.execute_script(script), "the service's first move")
+    lines, scored, chance = wait(browser, lambda: browser.execute_script(script), "the service's first move")
     depths = [int(line.split()[1]) for line in lines]
     assert len(lines) >= 3 and depths[:-1] == sorted(depths[:-1]) and depths[0] == 1  # one line per iteration
     assert lines[-1].endswith(("stopped: time", "stopped: solved", "stopped: depth", "stopped: nodes"))
     assert all(" · win " in line and "%" in line for line in lines)
     # The win bar shows the mover's chance; each scored move is listed with its own line, starting with it.
-    bar = browser.find_element("id", "win-bar")
-    assert bar.is_displayed() and 0 <= float(bar.get_attribute("data-chance")) <= 1
-    scored = [item.text for item in browser.find_elements("css selector", "#lines li")]
+    assert chance is not None and 0 <= float(chance) <= 1
     assert scored and all(text.split(":")[1].split()[0] == text.split()[0] for text in scored)
 
 
