@@ -80,7 +80,9 @@ function plyItem(ply) {
   item.dataset.ply = String(ply.ply || 0);
   item.dataset.judgement = ply.judgement || "UNREVIEWED";
   item.className = `judged ${(ply.judgement || "unreviewed").toLowerCase()}`;
-  const loss = ply.loss ? ` (−${percent(ply.winChanceLoss || 0)}, best ${ply.bestMove.notation})` : "";
+  // The win chance lost, as a player feels it; where it rounds to nothing (a won game won by less), the value.
+  const lost = (ply.winChanceLoss || 0) >= 0.005 ? `${percent(ply.winChanceLoss)} win chance` : Number(ply.loss).toFixed(2);
+  const loss = ply.loss ? ` (−${lost}, best ${ply.bestMove.notation})` : "";
   item.textContent = `${ply.move.notation} ${ply.judgement || "unreviewed"}${ply.forced ? " (forced)" : ""}${loss}`;
   item.addEventListener("click", () => showPly(ply.ply || 0));
   return item;
