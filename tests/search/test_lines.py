@@ -15,7 +15,6 @@ from typing import Any
 
 import pytest
 
-from service import native
 from service.core import Limits, SearchResult, Stop
 from service.games import GAMES
 from service.search import mcts, search
@@ -26,14 +25,7 @@ DEPTH = 4
 SEEDS = (0, 1, 2)
 
 
-@pytest.fixture(autouse=True)
-def _python_search() -> Iterator[None]:
-    """The engines' Python twins (no native kernel anywhere below the search)."""
-    previous = native.use_native(False)
-    try:
-        yield
-    finally:
-        native.use_native(previous)
+pytestmark = pytest.mark.usefixtures("python_search")  # the engines' Python twins (conftest.py)
 
 
 def positions(game_id: str) -> Iterator[Any]:

@@ -14,7 +14,6 @@ from typing import Any
 
 import pytest
 
-from service import native
 from service.core import Limits, SearchResult
 from service.games import GAMES
 from service.search import search
@@ -91,14 +90,7 @@ def check_line(position: Any, result: SearchResult, to_the_end: bool = False) ->
     return end
 
 
-@pytest.fixture(autouse=True)
-def _python_search() -> Iterator[None]:
-    """The engines' Python twins (no native kernel anywhere below the search)."""
-    previous = native.use_native(False)
-    try:
-        yield
-    finally:
-        native.use_native(previous)
+pytestmark = pytest.mark.usefixtures("python_search")  # the engines' Python twins (conftest.py)
 
 
 @pytest.mark.parametrize("game_id", sorted(GAMES))
