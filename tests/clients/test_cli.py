@@ -63,7 +63,8 @@ def test_new_show_moves_apply_best(grpc_address):
     for seed in ("1", "2", "3"):
         code, out = run(grpc_address, "best", "kalah", kalah, "--max-depth", "6", "--top", "3", "--seed", seed)
         best = out.split()[1]
-        assert code == 0 and f"alternatives:\n  {best} " in out and len(out.split("line: ")[1].split("\n")[0].split()) > 1
+        line = out.split("line: ")[1].split("\n")[0].split()
+        assert code == 0 and f"alternatives:\n  {best} " in out and len(line) > 1
 
     code, out = run(grpc_address, "--json", "moves", "reversi", START)
     assert code == 0 and '"totalSize": 4' in out
