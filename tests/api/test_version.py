@@ -6,7 +6,6 @@ for it: ListGames, the gRPC initial metadata, the gateway's ``Gamerules-Version`
 from __future__ import annotations
 
 import http.client as httpclient
-import json
 import tomllib
 from pathlib import Path
 
@@ -14,6 +13,7 @@ from gamerules.v1 import gamerules_pb2 as pb
 from service.api.version import RELEASE_METADATA, UNKNOWN, VERSION, read_version
 from service.games import GAMES
 from tests.api.conftest import http
+from tests.api.test_gateway_http import call
 from tests.api.test_metrics import samples
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -36,16 +36,6 @@ def test_list_games_and_the_initial_metadata_name_the_release(stub):
     assert (RELEASE_METADATA, VERSION) in call.initial_metadata()
 
 
-def _post(base_url: str, path: str, body: dict) -> tuple[int, httpclient.HTTPMessage, bytes]:
-    connection = httpclient.HTTPConnection(base_url.removeprefix("http://"), timeout=30)
-    try:
-        connection.request("POST", path, json.dumps(body), {"Content-Type": "application/json"})
-        answer = connection.getresponse()
-        return answer.status, answer.headers, answer.read()
-    finally:
-        connection.close()
-
-
 def test_every_gateway_answer_names_the_release(gateway_url):
     position = {"notation": START}
     calls = [
@@ -57,7 +47,7 @@ def test_every_gateway_answer_names_the_release(gateway_url):
         ("/v1/nowhere", {}, 404),
     ]
     for path, body, expected in calls:
-        status, headers, _ = _post(gateway_url, path, body)
+        status, headers, _ = call(gateway_url, "POST", path, body)
         assert (status, headers["Gamerules-Version"]) == (expected, VERSION), path
     status, answer, headers = http(gateway_url, "/v1/games")
     assert (status, answer["serviceVersion"], headers["Gamerules-Version"]) == (200, VERSION, VERSION)
