@@ -32,8 +32,9 @@ MIN_SHARE_MS = 25
 @dataclass(frozen=True, slots=True)
 class ReviewPlan:
     """How a review searches: ``level`` with ``limits`` each (for the judge, the time is the share at the start,
-    and ``shared`` says each search's time is re-planned as ``share`` of what is left); ``searches`` positions
-    need a search; ``enough_time`` whether the time covers them, and ``detail`` one sentence of it."""
+    and ``shared`` says each search's time is re-planned as a share of what is left, up to ``cap_ms``, the
+    judge's own time); ``searches`` positions need a search; ``enough_time`` whether the time covers them, and
+    ``detail`` one sentence of it."""
 
     level: str
     limits: Limits | None
@@ -41,14 +42,16 @@ class ReviewPlan:
     shared: bool
     enough_time: bool
     detail: str
+    cap_ms: int | None = None
 
     def limits_now(self, seconds_left: float, searches_left: int) -> Limits | None:
         """A search's limits now: with ``shared`` the plan's node budget and a share of ``seconds_left`` (the
-        searches' time still left) over ``searches_left`` (at least this one), capped by the judge's time."""
+        searches' time still left) over ``searches_left`` (at least this one), capped by the judge's time: time a
+        search left unspent goes to the ones after it."""
         if not self.shared or self.limits is None:
             return self.limits
         return Limits(
-            max_time_ms=share_ms(seconds_left, searches_left, self.limits.max_time_ms),
+            max_time_ms=share_ms(seconds_left, searches_left, self.cap_ms),
             max_depth=self.limits.max_depth,
             max_nodes=self.limits.max_nodes,
         )
@@ -92,7 +95,8 @@ def plan_review(
         )
         enough = each_ms >= MIN_SHARE_MS
         said = f"the judge: {levels.strongest} with {limits_text(planned)} a search, its time a share of the call's"
-        return ReviewPlan(levels.strongest, planned, searches, True, enough, _detail(said, enough, each_ms, seconds))
+        detail = _detail(said, enough, each_ms, seconds)
+        return ReviewPlan(levels.strongest, planned, searches, True, enough, detail, judge.max_time_ms)
     name = levels.level(level or levels.strongest).name
     asked_ms = given_limit(limits.max_time_ms) if limits is not None else None
     enough = each_ms >= max(MIN_SHARE_MS, asked_ms or 0)
