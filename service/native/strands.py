@@ -14,17 +14,20 @@ core (``engine.search``), where ranks above its move range share history slots b
 
 from __future__ import annotations
 
+import ctypes
 import struct
 from functools import lru_cache
 from math import comb
 from typing import Any
 
+from service import native
 from service.core.bits import set_bits
 
 KERNEL = "strands"
+LIBRARY = "gamerules_native"
 _RANK_BITS = 25
 _WORDS_BYTES = 32  # four 64-bit words: 256 cells, a side-9 board's 217 among them
-_TAIL = struct.Struct("<iiii")  # st_state after the masks: side, to_move, exact, pad
+_TAIL = struct.Struct("<iiii")  # st_state after the masks: side, to_move, exact, learned
 
 
 class _Packed:
@@ -62,15 +65,41 @@ def _cells(packed: _Packed, mask: int) -> bytes:
     return compact.to_bytes(_WORDS_BYTES, "little")
 
 
-def pack(position: Any) -> bytes | None:
+_weights: list[Any] = [None]  # the array the kernel reads, kept alive here while it may
+
+
+def set_weights(weights: Any) -> None:
+    """Hand the kernel the learned evaluation's weights (a sequence of ``learned.SIZE`` floats) for the states
+    packed ``learned``; the kernel keeps a pointer to a copy held here. C never reads the weights file."""
+    setter = native.kernel(LIBRARY, "gr_strands_set_weights", (ctypes.c_void_p,), ctypes.c_int32)
+    if setter is None:
+        return
+    table = (ctypes.c_double * len(weights))(*weights)
+    size = setter(ctypes.cast(table, ctypes.c_void_p))
+    if size != len(weights):
+        setter(None)
+        raise ValueError(f"the Strands kernel takes {size} learned weights, not {len(weights)}")
+    _weights[0] = table
+
+
+def weights() -> Any:
+    """The weights the kernel evaluates learned states with (None when none were handed)."""
+    return _weights[0]
+
+
+def pack(position: Any, learned: bool = False) -> bytes | None:
+    """The kernel's state of ``position``; ``learned`` marks it to be evaluated with the learned weights
+    (``set_weights`` first). None for a layout the kernel does not hold."""
     packed = _packed(position.layout)
     if packed is None:
         return None
+    if learned and _weights[0] is None:
+        raise LookupError("the learned evaluation has no weights: set_weights(weights) first")
     return (
         packed.planes
         + _cells(packed, position.black)
         + _cells(packed, position.white)
-        + _TAIL.pack(packed.side, position.to_move, int(position.exact_count), 0)
+        + _TAIL.pack(packed.side, position.to_move, int(position.exact_count), int(learned))
     )
 
 

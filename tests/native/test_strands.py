@@ -8,6 +8,7 @@ the move played, the evaluation for both seats, the end and the final value."""
 from __future__ import annotations
 
 import ctypes
+import math
 import random
 from typing import Any
 
@@ -16,6 +17,7 @@ import pytest
 from service import native as kernels
 from service.core import Limits
 from service.engines.strands.layouts import LAYOUT_CHOICES, row_lengths
+from service.engines.strands.learned import shipped
 from service.games import GAMES
 from service.native import engine as native
 from service.native import strands as adapter
@@ -164,6 +166,69 @@ def test_the_native_alpha_beta_is_the_python_search() -> None:
             proved += python.exact
             position = position.play(rng.choice(position.search_moves()))
     assert searched > 150 and proved > 10  # 196 positions searched in these 8 games
+
+
+def learned_value(position: Any, seat: int) -> float:
+    """The shipped learned evaluation for ``seat`` (the final value once the board is full)."""
+    if not position.to_move:
+        return float(position.final_value(seat))
+    mover = position.to_move
+    value = shipped().value(position.layout, position.stones(mover), position.stones(3 - mover))
+    return value if seat == mover else -value
+
+
+def test_the_kernels_learned_evaluation_is_the_engines() -> None:
+    """The kernel's learned evaluation (states packed learned, the shipped weights handed to it) gives the
+    Python evaluation's doubles exactly, for both seats, over random games of every option."""
+    adapter.set_weights(shipped().values)
+    learned = kernels.kernel(native.LIBRARY, "gr_strands_learned", (ctypes.c_char_p,), ctypes.c_double)
+    kernel = native.Kernel("strands")
+    checked = 0
+    for seed in range(40):
+        rng = random.Random(seed)
+        position = start(seed)
+        while position.to_move:
+            state = adapter.pack(position, learned=True)
+            assert state is not None
+            mover = position.to_move
+            value = learned_value(position, mover)
+            assert learned(state) == value, position.to_notation()
+            assert (kernel.evaluate(state, mover), kernel.evaluate(state, 3 - mover)) == (value, -value)
+            position = position.play(position.playout_move(rng))
+            checked += 1
+        assert math.isnan(learned(adapter.pack(position, learned=True)))
+    assert checked > 300
+
+
+def test_the_search_is_alike_on_both_paths_with_the_learned_evaluation() -> None:
+    """The alpha-beta with the learned evaluation: the native search over learned states answers as the Python
+    search with the same evaluation at its leaves, at depths 1-3 over random games of every option."""
+    adapter.set_weights(shipped().values)
+    searched = 0
+    for seed in range(6):
+        rng = random.Random(seed)
+        position = start(seed)
+        while position.to_move:
+            limits = Limits(max_depth=rng.choice((1, 2, 3) if len(position.search_moves()) <= 12 else (1, 2)))
+            python = search(position, limits, top_n=3, evaluate=learned_value)
+            assert answer(native.search(position, limits, top_n=3, learned=True)) == answer(python)
+            searched += 1
+            position = position.play(rng.choice(position.search_moves()))
+    assert searched > 100
+
+
+def test_a_learned_state_needs_weights() -> None:
+    position = start(1)
+    previous = adapter.weights()
+    adapter._weights[0] = None
+    try:
+        with pytest.raises(LookupError, match="set_weights"):
+            adapter.pack(position, learned=True)
+    finally:
+        adapter._weights[0] = previous
+    with pytest.raises(ValueError, match="takes 27 learned weights, not 3"):
+        adapter.set_weights([1.0, 2.0, 3.0])
+    assert adapter.weights() is previous
 
 
 # A capped root (more full covers than the search takes) whose search reaches the end of the game in 7 plies.

@@ -41,7 +41,7 @@ typedef struct {
     int32_t side;
     int32_t to_move; /* 1 Black, 2 White, 0 once the board is full */
     int32_t exact;   /* the exact_count rule */
-    int32_t pad;
+    int32_t learned; /* non-zero: evaluate with the learned weights (gr_strands_set_weights) */
 } st_state;
 
 typedef struct {
@@ -215,10 +215,117 @@ static double st_final_value(const void *s, int seat) {
     return seat == 1 ? margin : -margin;
 }
 
-/* moves.estimate: a blend of the largest group and the room to grow, weighted by how full the board is. */
+/* --- the learned evaluation (service/engines/strands/learned.py) ------------------------------------------ */
+
+#define COLOUR_FEATURES 7
+#define BASE_FEATURES (COLOUR_FEATURES + 2) /* the colour differences, tempo, the constant */
+#define LEARNED_SIZE (BASE_FEATURES * 3)    /* each times e^0, e^1, e^2 */
+
+static const double *WEIGHTS; /* the caller's array of LEARNED_SIZE doubles (the binding keeps it alive) */
+
+/* Hand the kernel the learned weights, or NULL; returns LEARNED_SIZE so the binding can check its length. */
+int32_t gr_strands_set_weights(const double *weights) {
+    WEIGHTS = weights;
+    return LEARNED_SIZE;
+}
+
+/* learned.colour_features: largest, second, room, liberties, join, groups, frontier. */
+static void colour_features(const geometry *g, const uint64_t *stones, const uint64_t *empty, int *out) {
+    int16_t group[MAX_CELLS];
+    int sizes[MAX_CELLS];
+    int n = find_groups(g, stones, group, sizes), first = 0, second = 0;
+    for (int i = 0; i < n; i++) {
+        if (sizes[i] > first) second = first, first = sizes[i];
+        else if (sizes[i] > second) second = sizes[i];
+    }
+    uint64_t near[MAX_CELLS][WORDS]; /* per group: its cells and their neighbours (only the largest are used) */
+    uint64_t frontier[WORDS] = {0};
+    for (int i = 0; i < n; i++)
+        if (sizes[i] == first) memset(near[i], 0, sizeof near[i]);
+    for (int c = 0; c < g->size; c++) {
+        if (group[c] < 0) continue;
+        for (int w = 0; w < WORDS; w++) frontier[w] |= g->nb_mask[c].w[w];
+        if (sizes[group[c]] == first)
+            for (int w = 0; w < WORDS; w++) near[group[c]][w] |= g->nb_mask[c].w[w];
+    }
+    int liberties = 0;
+    for (int i = 0; i < n; i++) {
+        if (sizes[i] != first) continue;
+        uint64_t m[WORDS];
+        for (int w = 0; w < WORDS; w++) m[w] = near[i][w] & empty[w];
+        if (count(m) > liberties) liberties = count(m);
+    }
+    for (int w = 0; w < WORDS; w++) frontier[w] &= empty[w];
+    int join = 0;
+    for (int w = 0; w < WORDS; w++)
+        for (uint64_t x = frontier[w]; x; x &= x - 1) {
+            int cell = w * 64 + __builtin_ctzll(x), ids[6], k = 0, total = 1;
+            for (int d = 0; d < g->nb_count[cell]; d++) {
+                int id = group[g->nb[cell][d]], seen = 0;
+                if (id < 0) continue;
+                for (int j = 0; j < k; j++) seen |= ids[j] == id;
+                if (!seen) ids[k++] = id, total += sizes[id];
+            }
+            if (total > join) join = total;
+        }
+    uint64_t region[WORDS];
+    for (int w = 0; w < WORDS; w++) region[w] = stones[w] | empty[w];
+    find_groups(g, region, group, sizes);
+    int room = 0;
+    for (int w = 0; w < WORDS; w++)
+        for (uint64_t x = stones[w]; x; x &= x - 1) {
+            int k = group[w * 64 + __builtin_ctzll(x)];
+            if (sizes[k] > room) room = sizes[k];
+        }
+    out[0] = first, out[1] = second, out[2] = room, out[3] = liberties, out[4] = join, out[5] = n;
+    out[6] = count(frontier);
+}
+
+/* learned.full_turns_left: ceil(empty cells of the label / label), summed over labels. */
+static int full_turns_left(const st_state *p, const uint64_t *empty) {
+    int turns = 0;
+    for (int label = 1; label <= 6; label++) {
+        uint64_t m[WORDS];
+        label_mask(p, label, m);
+        for (int w = 0; w < WORDS; w++) m[w] &= empty[w];
+        turns += (count(m) + label - 1) / label;
+    }
+    return turns;
+}
+
+/* learned.Weights.value for the seat to move of an unfinished game: the same products summed in the same order. */
+static double learned_value(const st_state *p) {
+    const geometry *g = geo(p);
+    uint64_t empty[WORDS];
+    empty_mask(p, empty);
+    int own[COLOUR_FEATURES], other[COLOUR_FEATURES];
+    colour_features(g, p->to_move == 1 ? p->black : p->white, empty, own);
+    colour_features(g, p->to_move == 1 ? p->white : p->black, empty, other);
+    double base[BASE_FEATURES];
+    for (int i = 0; i < COLOUR_FEATURES; i++) base[i] = (double)(own[i] - other[i]);
+    base[COLOUR_FEATURES] = full_turns_left(p, empty) % 2 ? 1.0 : -1.0;
+    base[COLOUR_FEATURES + 1] = 1.0;
+    double e = (double)count(empty) / (double)g->size, powers[3] = {1.0, e, e * e}, total = 0.0;
+    for (int i = 0; i < BASE_FEATURES; i++)
+        for (int k = 0; k < 3; k++) total += WEIGHTS[i * 3 + k] * (base[i] * powers[k]);
+    return total;
+}
+
+/* For the twin tests: the learned value of a state for its seat to move (NaN without weights or once over). */
+double gr_strands_learned(const void *s) {
+    const st_state *p = s;
+    return WEIGHTS && p->to_move ? learned_value(p) : NAN;
+}
+
+/* moves.estimate: a blend of the largest group and the room to grow, weighted by how full the board is; the
+ * learned evaluation instead for a state packed learned (the binding hands the weights first). */
 static double st_evaluate(const void *s, int seat) {
     const st_state *p = s;
     if (!p->to_move) return st_final_value(s, seat);
+    if (p->learned && WEIGHTS) {
+        double v = learned_value(p);
+        return seat == p->to_move ? v : -v;
+    }
     const geometry *g = geo(p);
     uint64_t empty[WORDS];
     empty_mask(p, empty);
