@@ -31,12 +31,11 @@ from tests.api.test_serving import START, ServerProcess, best_move_request, fres
 
 @pytest.fixture(scope="module")
 def served() -> Iterator[tuple[ServerProcess, str]]:
-    """Two gRPC workers behind one gateway worker with 16 connections; a best move waits for a slot up to 10 s
-    (the bound's default, 2 s, is tested in ``test_searches.py`` and measured by the saturation bench)."""
-    waits = {"GAMERULES_GRPC_TARGET_CONNECTIONS": "16", "GAMERULES_GATEWAY_MAX_QUEUE_WAIT_S": "10"}
+    """Two gRPC workers behind one gateway worker with 16 connections, the waits at their defaults: a best move
+    is sent on by the gateway and waits in the server's fair queue up to its deadline, at most 10 s."""
     with (
-        server_process("--max-queue-wait-s", "10", workers=2) as running,
-        running_gateway(running.address, env=waits) as url,
+        server_process(workers=2) as running,
+        running_gateway(running.address, env={"GAMERULES_GRPC_TARGET_CONNECTIONS": "16"}) as url,
     ):
         yield running, url
 
@@ -81,6 +80,40 @@ def test_best_moves_wait_for_a_slot_instead_of_failing(served):
     with futures.ThreadPoolExecutor(2) as pool:
         statuses = list(pool.map(lambda _: http(url, "/v1/games/reversi:bestMove", long_search(400))[0], range(2)))
     assert statuses == [200, 200]
+
+
+def test_one_clients_eight_simultaneous_best_moves_are_all_answered(served):
+    """docs/operations.md: 8 simultaneous 1 s REST best moves of one client with 10 s deadlines are all answered.
+    The client may hold one slot of each worker: they wait in the server's queue, in turn, within their deadline
+    (the gateway used to refuse 2 to 4 of them)."""
+    _, url = served
+    headers = {"Grpc-Timeout": "10S"}
+    with futures.ThreadPoolExecutor(8) as pool:
+        calls = [
+            pool.submit(http, url, "/v1/games/reversi:bestMove", long_search(1000), None, headers) for _ in range(8)
+        ]
+        answers = [call.result() for call in calls]
+    assert [status for status, _, _ in answers] == [200] * 8, [body for _, body, _ in answers]
+    assert all(body["stopReason"] == "time" for _, body, _ in answers)
+
+
+def test_forty_at_once_are_answered_or_refused_with_retry_after_within_their_deadlines(served):
+    """40 simultaneous REST best moves of one client with 3 s deadlines: each a 200 or a 429 with Retry-After,
+    none a 504 (an answer after its deadline), and the rules calls still answered."""
+    _, url = served
+    headers = {"Grpc-Timeout": "3S"}
+    with futures.ThreadPoolExecutor(40) as pool:
+        calls = [
+            pool.submit(http, url, "/v1/games/reversi:bestMove", long_search(1000), None, headers) for _ in range(40)
+        ]
+        assert legal_moves(url)[0] == 200
+        answers = [call.result() for call in calls]
+    statuses = [status for status, _, _ in answers]
+    assert set(statuses) <= {200, 429} and 200 in statuses, statuses
+    for status, body, answer_headers in answers:
+        if status == 429:
+            assert 1 <= int(answer_headers["Retry-After"]) <= 10, answer_headers  # type: ignore[index]
+            assert body["details"][0]["reason"] == "OVERLOADED"
 
 
 def test_best_moves_waiting_at_the_gateway_leave_threads_for_the_rules_calls(served):

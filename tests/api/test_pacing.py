@@ -1,6 +1,6 @@
-"""The gateway's pacing of best moves (``service/api/rest/gateway_pacing.py``): a BestMove waits for the worker's
-share of threads rather than being refused, and a 429 to BestMove comes after a hold; both bounded by the
-caller's deadline and on threads of their own, so that the rules calls are served while best moves wait. Real
+"""The gateway's pacing of best moves (``service/api/rest/gateway_pacing.py``): a BestMove is sent on to the
+server's fair queue rather than refused at the gateway, and a 429 to BestMove comes after a hold; both bounded by
+the caller's deadline and on threads of their own, so that the rules calls are served while best moves wait. Real
 gRPC servers (one with its only search slot taken and no queue: every BestMove refused) and real gateway
 processes."""
 
@@ -72,7 +72,7 @@ def test_refused_best_moves_are_held_on_threads_of_their_own_while_rules_calls_a
     meanwhile; each then gets its 429 with Retry-After, before its deadline."""
     hold = {"GAMERULES_GATEWAY_REFUSAL_HOLD_S": "60", "GAMERULES_GATEWAY_WAITING_BEST_MOVES": "16"}
     with running_gateway(busy_server, env=hold) as url, futures.ThreadPoolExecutor(12) as pool:
-        # 6 reach the server (the worker's share for best moves) and are refused there, 6 at the gateway.
+        # All reach the server (the worker's share for best moves, then the slots) and are refused there.
         calls = [pool.submit(refused_best_move, url, "5S") for _ in range(12)]
         wait_held(url, 12)
         assert legal_moves(url)[0] == 200
@@ -152,23 +152,45 @@ def test_waits_never_reach_into_the_deadline_and_take_only_their_slots():
     assert not Pacing(slots=0, hold_s=1).hold(time.perf_counter() + 10)
     assert not Pacing(slots=4, hold_s=0).hold(time.perf_counter() + 10)
     share = threading.BoundedSemaphore(1)
-    assert pacing.wait_for(share, time.perf_counter() + 10), "a free place is taken at once"
-    assert not pacing.wait_for(share, time.perf_counter() + 0.01), "no time to wait for the taken one"
+    release = pacing.admit(share, time.perf_counter() + 10)
+    assert release == share.release, "a free place of the share is taken at once"
+    beyond = pacing.admit(share, time.perf_counter() + 10)
+    assert beyond is not None and pacing.waiting == 1, "the share taken: sent on, on the slot"
+    assert pacing.admit(share, time.perf_counter() + 10) is None, "share and slot taken: refused"
+    assert not pacing.hold(time.perf_counter() + 10), "its one slot is taken"
+    beyond()
+    release()
+    assert pacing.waiting == 0
     started = threading.Event()
     holding = threading.Thread(target=pacing.hold, args=(time.perf_counter() + 1, started.set))
     holding.start()
     assert started.wait(30), "the hold did not start"
     assert pacing.waiting == 1
-    assert not pacing.hold(time.perf_counter() + 10), "its one slot is taken"
-    assert not pacing.wait_for(share, time.perf_counter() + 10), "its one slot is taken"
+    assert pacing.admit(share, time.perf_counter() + 10) == share.release, "the share is not the holds'"
+    assert pacing.admit(share, time.perf_counter() + 10) is None, "its one slot holds a refusal"
     holding.join()
+    share.release()
     assert pacing.waiting == 0
+
+
+def test_a_best_move_may_wait_a_while_for_the_share_before_it_is_sent_on_its_slot():
+    share = threading.BoundedSemaphore(1)
+    assert share.acquire(blocking=False)
+    waiting = Pacing(slots=1, hold_s=1, max_wait_s=30)
     with futures.ThreadPoolExecutor(1) as pool:
-        waiting = pool.submit(pacing.wait_for, share, time.perf_counter() + 30)
-        while pacing.waiting == 0 and not waiting.done():
+        admitted = pool.submit(waiting.admit, share, time.perf_counter() + 30)
+        while waiting.waiting == 0 and not admitted.done():
             time.sleep(0.01)
         share.release()
-        assert waiting.result(), "the place freed while it waited"
+        assert admitted.result() == share.release, "the place freed while it waited: the slot is given back"
+    assert waiting.waiting == 0
+    began = time.perf_counter()
+    sent = Pacing(slots=1, hold_s=1, max_wait_s=0.2).admit(share, time.perf_counter() + 30)
+    assert sent is not None and sent != share.release, "sent on, on its slot, once its wait is over"
+    assert 0.2 <= time.perf_counter() - began < 10
+    assert Pacing(slots=1, hold_s=1, max_wait_s=30).admit(share, time.perf_counter() + 0.01) is not None, (
+        "no time to wait: sent on at once"
+    )
 
 
 def test_the_server_gets_the_time_left_less_the_gateways_share():

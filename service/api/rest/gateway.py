@@ -595,10 +595,12 @@ def create_app(
         return _answer(route, answer, call)
 
     def _search(route: Route, message: Message, timeout: float, metadata: list[tuple[str, str]]) -> Response:
-        """A BestMove: sent on once it has a place in the worker's share of threads for searches (waiting for
-        one until its deadline is near), else 429; cancelled when its client leaves (499)."""
+        """A BestMove: sent on to the server's fair queue with a place in the worker's share of threads for
+        searches, or one of the threads set aside for them (``gateway_pacing``), else 429; cancelled when its
+        client leaves (499)."""
         gone = _client_watch()
-        if searches is not None and not pacing.wait_for(searches, g.started + timeout):
+        release = None if searches is None else pacing.admit(searches, g.started + timeout)
+        if searches is not None and release is None:
             return status_response(overloaded(_GATEWAY_BUSY).to_status(), {"Retry-After": "1"})
         # The call's deadline has not moved while it waited: the server gets the time that is left, less the
         # gateway's own share.
@@ -610,8 +612,8 @@ def create_app(
         except grpc.RpcError as error:
             return _with_worker(_rpc_error_response(error), error)  # type: ignore[arg-type]
         finally:
-            if searches is not None:
-                searches.release()
+            if release is not None:
+                release()
         return _answer(route, answer, call)
 
     @app.errorhandler(413)

@@ -113,14 +113,15 @@ def parser(config: GatewayConfig | None = None) -> argparse.ArgumentParser:
         "--waiting-best-moves",
         type=S.flag(_KINDS["waiting_best_moves"]),
         default=gateway_pacing.DEFAULT_SLOTS if config.waiting_best_moves is None else config.waiting_best_moves,
-        help="best moves a worker keeps waiting at once (for a thread, or for their 429), each on a thread "
-        "beyond --threads; 0: none wait",
+        help="best moves a worker keeps beyond its share of --threads (sent on to the server's queue, or "
+        "holding their 429), each on a thread of its own; 0: none",
     )
     add(
         "--max-queue-wait-s",
         type=S.flag(_KINDS["max_queue_wait_s"]),
         default=config.max_queue_wait_s,
-        help="the longest a best move waits for a place at a worker before it is sent on or refused",
+        help="the longest a best move waits for a place among --threads before it is sent on on a thread of "
+        "its own (0: at once; it waits in the server's fair queue)",
     )
     add(
         "--refusal-hold-s",

@@ -7,7 +7,7 @@ address). Up to ``queue`` more calls wait for a slot; when the queue is full, a 
 most calls waiting is refused to make room for another caller's (``_push_out``). A slot that frees goes to the
 waiting caller that runs the fewest searches; among equals, to the one whose last search started longest
 ago, then to the longest-waiting call.
-A call waits at most ``max_wait_s`` (a few seconds), and never past the time its own search must end (the
+A call waits at most ``max_wait_s`` (10 s), and never past the time its own search must end (the
 caller's deadline minus the answer margin, at most the server's cap) less ``MIN_SEARCH_S``. Beyond that it
 is refused (``Overloaded``: RESOURCE_EXHAUSTED with ``google.rpc.RetryInfo``, 429 with ``Retry-After``
 over REST), with a retry delay of when the soonest running search ends. So one greedy caller running twenty
@@ -87,7 +87,9 @@ class SearchLost(Exception):
 # runs beside a first one's (each caller may hold half the slots), and a lone caller uses one slot per worker,
 # one search per core with a worker per core, as when there was one slot.
 DEFAULT_CAPACITY = 2
-DEFAULT_MAX_WAIT_S = 2.0  # the longest a best move waits for a slot before its 429
+# The longest a best move waits for a slot before its 429 (never past its own deadline): the server's cap on a
+# search: a caller's deadline decides how long it waits, in fair order.
+DEFAULT_MAX_WAIT_S = 10.0
 
 
 def default_capacity() -> int:
