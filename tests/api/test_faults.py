@@ -13,6 +13,7 @@ import json
 import os
 import signal
 import subprocess
+import threading
 import time
 from collections.abc import Iterator
 from concurrent import futures
@@ -114,6 +115,58 @@ def test_forty_at_once_are_answered_or_refused_with_retry_after_within_their_dea
         if status == 429:
             assert 1 <= int(answer_headers["Retry-After"]) <= 10, answer_headers  # type: ignore[index]
             assert body["details"][0]["reason"] == "OVERLOADED"
+
+
+def best_move_from(url: str, source: str, ms: int, headers: dict[str, str] | None = None) -> int:
+    """A REST BestMove from the client address ``source`` (any 127.x.y.z is this host): its HTTP status."""
+    host, _, port = url.removeprefix("http://").partition(":")
+    connection = http_client.HTTPConnection(host, int(port), timeout=60, source_address=(source, 0))
+    try:
+        body = json.dumps(long_search(ms))
+        connection.request(
+            "POST", "/v1/games/reversi:bestMove", body, {"Content-Type": "application/json", **(headers or {})}
+        )
+        answer = connection.getresponse()
+        answer.read()
+        return answer.status
+    finally:
+        connection.close()
+
+
+@pytest.mark.parametrize("keys", [False, True], ids=["by-address", "by-api-key"])
+def test_a_greedy_rest_caller_cannot_keep_a_modest_one_out(keys: bool, tmp_path):
+    """docs/api.md, "When the service is busy": over REST, a greedy caller (6 concurrent 3 s searches, back to
+    back) beside a modest one (one 100 ms search at a time), told apart by their addresses (the gateway names
+    the HTTP client's) or by their API keys: every one of the modest caller's searches is answered."""
+    env = {"GAMERULES_GRPC_TARGET_CONNECTIONS": "16"}
+    greedy_headers: dict[str, str] = {}
+    modest_headers: dict[str, str] = {}
+    if keys:
+        (tmp_path / "keys").write_text("greedy-key-0123456789\nmodest-key-0123456789\n")
+        env["GAMERULES_API_KEYS_FILE"] = str(tmp_path / "keys")
+        greedy_headers, modest_headers = {"X-Api-Key": "greedy-key-0123456789"}, {"X-Api-Key": "modest-key-0123456789"}
+    with (
+        server_process(workers=2, env=env) as running,
+        running_gateway(running.address, env=env) as url,
+        futures.ThreadPoolExecutor(6) as pool,
+    ):
+        done = threading.Event()
+
+        def greedy() -> list[int]:
+            statuses = []
+            while not done.is_set():
+                statuses.append(best_move_from(url, "127.0.0.2", 3000, greedy_headers))
+            return statuses
+
+        calls = [pool.submit(greedy) for _ in range(6)]
+        time.sleep(1.0)  # the greedy caller's searches run and queue
+        try:
+            modest = [best_move_from(url, "127.0.0.3", 100, modest_headers) for _ in range(5)]
+        finally:
+            done.set()
+        greedy_statuses = [status for call in calls for status in call.result()]
+    assert modest == [200] * 5, modest
+    assert 200 in greedy_statuses and set(greedy_statuses) <= {200, 429}, greedy_statuses
 
 
 def test_best_moves_waiting_at_the_gateway_leave_threads_for_the_rules_calls(served):
