@@ -5,6 +5,9 @@ with two workers, ``bench.soak.servers``) on 127.0.0.1; the load comes from clie
 
 - stalled: 200 connections send their headers and one byte of a 100-byte body, then nothing. Targets: 3 of 3
   LegalMoves answered within 5 s meanwhile; every stalled connection closed by the gateway within 60 s.
+- door: 4,500 connections from one address (127.0.0.2) that send nothing, then 10 LegalMoves, each on a new
+  connection from another address; then 1,100 bodies from one address (127.0.0.4) that stall after a byte, and 40
+  LegalMoves from another. Targets: the 10 answered within 1 s each; at least 95 % of the 40 answered.
 - fair: a greedy caller (20 concurrent 10 s BestMoves, back to back) and a modest one (one 100 ms BestMove at a
   time), told apart by the ``gamerules-caller`` metadata a trusted backend sets (``service/api/callers.py``),
   over gRPC for ``--fair-s``. Target: the modest caller answered >= 90 % of its calls.
@@ -18,6 +21,8 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
+import http.client
 import json
 import multiprocessing
 import os
@@ -37,7 +42,9 @@ from gamerules.v1 import gamerules_pb2 as pb
 from gamerules.v1 import gamerules_pb2_grpc as pb_grpc
 from service.api import cpus
 
-PARTS = ("stalled", "fair", "saturation", "isolation")
+PARTS = ("stalled", "door", "fair", "saturation", "isolation")
+SILENT, SILENT_TARGET_S = 4500, 1.0
+STALLED_FROM_ONE, OTHERS_TARGET = 1100, 0.95
 STALLED = 200
 TARGET_ANSWERED_S = 5.0
 TARGET_CLOSED_S = 60.0
@@ -92,6 +99,77 @@ def run_stalled(servers: Servers) -> bool:
         flush=True,
     )
     return answered and closed
+
+
+# --- one address's flood at the door ----------------------------------------------------------------------
+
+
+def fresh_legal_moves(servers: Servers, count: int, source: str) -> list[float | None]:
+    """``count`` LegalMoves, each on a new connection from ``source``: seconds to the answer, None when it
+    failed (refused, reset, timed out)."""
+    host, port = servers.rest.removeprefix("http://").split(":")
+    body = json.dumps({"position": {"notation": REVERSI_START}})
+    times: list[float | None] = []
+    for _ in range(count):
+        began = time.perf_counter()
+        connection = http.client.HTTPConnection(host, int(port), timeout=30, source_address=(source, 0))
+        try:
+            connection.request("POST", "/v1/games/reversi:legalMoves", body, {"Content-Type": "application/json"})
+            answer = connection.getresponse()
+            answer.read()
+            times.append(time.perf_counter() - began if answer.status == 200 else None)
+        except OSError:
+            times.append(None)
+        finally:
+            connection.close()
+    return times
+
+
+def open_from(servers: Servers, count: int, source: str, first: bytes = b"") -> list[socket.socket]:
+    host, port = servers.rest.removeprefix("http://").split(":")
+    socks = []
+    for _ in range(count):
+        sock = socket.socket()
+        sock.setblocking(False)
+        sock.bind((source, 0))
+        sock.connect_ex((host, int(port)))
+        socks.append(sock)
+    if first:
+        for sock in socks:
+            sock.setblocking(True)
+            sock.settimeout(5)
+            with contextlib.suppress(OSError):  # refused or closed already: the gateway's business
+                sock.sendall(first)
+    return socks
+
+
+def run_door(servers: Servers) -> bool:
+    host = servers.rest.removeprefix("http://").split(":")[0]
+    silent = open_from(servers, SILENT, "127.0.0.2")
+    try:
+        times = fresh_legal_moves(servers, 10, "127.0.0.3")
+    finally:
+        for sock in silent:
+            sock.close()
+    answered = [t for t in times if t is not None]
+    quick = len(answered) == 10 and max(answered) <= SILENT_TARGET_S
+    head = f"POST /v1/games/reversi:legalMoves HTTP/1.1\r\nHost: {host}\r\nContent-Length: 100\r\n\r\n{{"
+    stalled = open_from(servers, STALLED_FROM_ONE, "127.0.0.4", head.encode())
+    try:
+        others = fresh_legal_moves(servers, 40, "127.0.0.5")
+    finally:
+        for sock in stalled:
+            sock.close()
+    share = sum(t is not None for t in others) / len(others)
+    print(
+        f"  door: {SILENT} silent connections from one address; another's LegalMoves answered {len(answered)}/10, "
+        f"slowest {max(answered, default=float('nan')):.3f} s "
+        f"(target 10/10 <= {SILENT_TARGET_S:g} s) {verdict(quick)}; "
+        f"{STALLED_FROM_ONE} stalled bodies from one address; another's answered {share:.0%} "
+        f"(target >= {OTHERS_TARGET:.0%}) {verdict(share >= OTHERS_TARGET)}",
+        flush=True,
+    )
+    return quick and share >= OTHERS_TARGET
 
 
 # --- two callers -------------------------------------------------------------------------------------------
@@ -322,6 +400,8 @@ def main(argv: list[str] | None = None) -> int:
         for part in parts:
             if part == "stalled":
                 results[part] = run_stalled(running)
+            elif part == "door":
+                results[part] = run_door(running)
             elif part == "fair":
                 results[part] = run_fair(running, pool, args.fair_s)
             elif part == "saturation":

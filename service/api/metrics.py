@@ -120,6 +120,14 @@ SLOW_CLIENTS = Counter(
     ["stage"],
 )
 
+DOOR_CLOSED = Counter(
+    "gamerules_gateway_door_closed_total",
+    "Connections the gateway closed before or between requests: reason first-byte (no byte within the header "
+    "timeout), idle (no request within it between requests) or per-address (too many silent connections of one "
+    "client address).",
+    ["reason"],
+)
+
 
 # Each process's own CPU, memory and file descriptors. A single process exposes them through
 # prometheus-client's default process collector; in multi-process mode that collector would describe only the
@@ -368,6 +376,11 @@ def observe_search_refused(caller_class: str) -> None:
 def observe_slow_client(stage: str) -> None:
     """A request closed by the gateway's front before its body was whole (``gateway_asgi``)."""
     SLOW_CLIENTS.labels(stage).inc()
+
+
+def observe_door(reason: str) -> None:
+    """A connection the gateway's door shut (``gateway_door``): ``first-byte``, ``idle`` or ``per-address``."""
+    DOOR_CLOSED.labels(reason).inc()
 
 
 def observe_held_refusal() -> None:

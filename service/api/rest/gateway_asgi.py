@@ -12,10 +12,11 @@ granian's ASGI interface (``gateway_server``):
   a proxy's lingering close does, so that a client still sending reads the refusal instead of a broken
   pipe). A body that stalls is answered 408 with ``Connection: close``, counted
   (``gamerules_gateway_slow_clients_total``) and logged once.
-- **Bounds.** At most ``max_bodies`` bodies are being read at once in a worker; one more is answered 503
-  with ``Connection: close`` and ``Retry-After`` before its body is read. The connections themselves are
-  bounded by granian (``backpressure``), the headers' time and the idle keep-alive by its
-  ``header_read_timeout`` (both public options, set by ``gateway_server``).
+- **Bounds.** At most ``max_bodies`` bodies are being read at once in a worker, a quarter of them from one
+  client address; one more is answered 503 with ``Connection: close`` and ``Retry-After`` before its body is
+  read. The connections themselves are bounded by granian (``backpressure``) and its ``header_read_timeout``
+  once a request has begun, and before that, between requests and per address by the door
+  (``gateway_door``), which the front tells of each request in flight.
 - **Handler.** The Flask app then runs on one of ``threads`` threads with the body whole in memory: its
   threads wait only on gRPC calls, never on a client.
 - **Hang-up.** The interface says when the client goes (``http.disconnect``): the app's
@@ -31,6 +32,7 @@ import asyncio
 import io
 import logging
 import threading
+from collections import Counter
 from collections.abc import Awaitable, Callable, Iterable
 from concurrent import futures
 from typing import TYPE_CHECKING, Any
@@ -43,6 +45,7 @@ from service.api.rest import answer_headers
 from service.api.rest.gateway_config import CLIENT_WATCH, FrontConfig
 
 if TYPE_CHECKING:
+    from service.api.rest.gateway_door import Door
     from service.api.rest.gateway_unary import UnaryPath
 
 _log = logging.getLogger(__name__)
@@ -56,6 +59,12 @@ Send = Callable[[dict[str, Any]], Awaitable[None]]
 DRAIN_BYTES = 16 << 20
 DRAIN_S = 2.0
 _BUSY = "too many request bodies arriving at this gateway at once; retry shortly"
+PER_ADDRESS_SHARE = 4  # one client address may send a quarter of a worker's bodies at once
+
+
+def per_address_bodies(max_bodies: int) -> int:
+    """Bodies one client address may be sending at once to a worker of ``max_bodies``."""
+    return max(1, max_bodies // PER_ADDRESS_SHARE)
 _STALLED = "body: did not arrive in time; send the whole body at once (the gateway waits a few seconds for it)"
 
 
@@ -79,17 +88,30 @@ class Front:
     """The ASGI application of one gateway worker, in front of the WSGI ``app``."""
 
     def __init__(
-        self, app: Callable[..., Iterable[bytes]], config: FrontConfig, unary: UnaryPath | None = None
+        self,
+        app: Callable[..., Iterable[bytes]],
+        config: FrontConfig,
+        unary: UnaryPath | None = None,
+        door: Door | None = None,
     ) -> None:
-        self._app, self._config, self._unary = app, config, unary
+        self._app, self._config, self._unary, self._door = app, config, unary, door
         self._pool = futures.ThreadPoolExecutor(max(1, config.threads), thread_name_prefix="gateway")
         self._reading = 0  # bodies being read now (only the event loop's thread counts them)
+        self._reading_from: Counter[str] = Counter()  # and by client address
+        self._per_address = per_address_bodies(config.max_bodies)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "lifespan":
             await self._lifespan(receive, send)
         elif scope["type"] == "http":
-            await self._http(scope, receive, send)
+            port = _client_port(scope)
+            if self._door is not None:  # a connection with a request in flight is never idle
+                self._door.busy(port)
+            try:
+                await self._http(scope, receive, send)
+            finally:
+                if self._door is not None:
+                    self._door.done(port)
 
     async def _lifespan(self, receive: Receive, send: Send) -> None:
         while True:
@@ -108,11 +130,13 @@ class Front:
         if _bodiless(scope):
             await self._answer(scope, b"", receive, send)
             return
-        if self._reading >= self._config.max_bodies:
+        address = (scope.get("client") or ("", 0))[0]
+        if self._reading >= self._config.max_bodies or self._reading_from[address] >= self._per_address:
             metrics.observe_slow_client("refused")
             await _refuse(send, 503, code_pb2.RESOURCE_EXHAUSTED, "GATEWAY_BUSY", _BUSY)
             return
         self._reading += 1
+        self._reading_from[address] += 1
         try:
             body = await self._body(scope, receive)
         except _Stalled as stalled:
@@ -129,6 +153,9 @@ class Front:
             return
         finally:
             self._reading -= 1
+            self._reading_from[address] -= 1
+            if not self._reading_from[address]:
+                del self._reading_from[address]
         routed = self._unary.route(scope) if self._unary is not None else None
         if routed is not None:  # a rules call: answered in this loop (``gateway_unary``)
             status, headers, answer = await self._unary.answer(scope, *routed, body)  # type: ignore[union-attr]
@@ -308,6 +335,14 @@ def _stamped(scope: Scope, send: Send) -> tuple[Scope, Send]:
         await send(message)
 
     return scope, stamped
+
+
+def _client_port(scope: Scope) -> int:
+    """The client's port (granian gives it as text), 0 when the scope has none."""
+    try:
+        return int((scope.get("client") or ("", 0))[1])
+    except (TypeError, ValueError):
+        return 0
 
 
 def _bodiless(scope: Scope) -> bool:

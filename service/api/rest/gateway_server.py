@@ -63,6 +63,11 @@ S = settings
 WORKERS = S.whole(1, S.MAX_WORKERS)
 HEADER_TIMEOUT_S = S.seconds(0, S.MAX_SECONDS)
 MAX_CONNECTIONS = S.whole(1, 100_000)
+# Read by granian's main process from the flags and handed to the workers in these variables: the door
+# (``gateway_door``) bounds the connections granian does not.
+HEADER_TIMEOUT_VARIABLE = "GAMERULES_GATEWAY_HEADER_TIMEOUT_S"
+LISTEN_BACKLOG = 65_535
+MAX_CONNECTIONS_VARIABLE = "GAMERULES_GATEWAY_MAX_CONNECTIONS"
 GRACE_S = S.seconds(0, S.MAX_SECONDS)
 
 
@@ -139,7 +144,7 @@ def parser(config: GatewayConfig | None = None) -> argparse.ArgumentParser:
     add(
         "--header-timeout-s",
         type=S.flag(HEADER_TIMEOUT_S),
-        default=S.value("GAMERULES_GATEWAY_HEADER_TIMEOUT_S", HEADER_TIMEOUT_S, DEFAULT_HEADER_S),
+        default=S.value(HEADER_TIMEOUT_VARIABLE, HEADER_TIMEOUT_S, DEFAULT_HEADER_S),
         help="a request's line and headers arrive within this, and a keep-alive connection's next request",
     )
     add(
@@ -163,7 +168,7 @@ def parser(config: GatewayConfig | None = None) -> argparse.ArgumentParser:
     add(
         "--max-connections",
         type=S.flag(MAX_CONNECTIONS),
-        default=S.value("GAMERULES_GATEWAY_MAX_CONNECTIONS", MAX_CONNECTIONS, DEFAULT_MAX_CONNECTIONS),
+        default=S.value(MAX_CONNECTIONS_VARIABLE, MAX_CONNECTIONS, DEFAULT_MAX_CONNECTIONS),
         help="connections a worker serves at once; more wait to be accepted",
     )
     grace = S.value("GAMERULES_GRACE_S", GRACE_S, 15.0)
@@ -205,10 +210,15 @@ def worker_app() -> Any:
     the metrics library must not be imported before ``main`` has set up the workers' metrics directory.)"""
     from service.api.rest.gateway import create_app
     from service.api.rest.gateway_asgi import Front
+    from service.api.rest.gateway_door import Door, DoorConfig, per_address
     from service.api.rest.gateway_unary import UnaryPath
 
     config = worker_config()
-    return Front(create_app(config), config.front(), UnaryPath(config))
+    header_s = S.value(HEADER_TIMEOUT_VARIABLE, HEADER_TIMEOUT_S, DEFAULT_HEADER_S)
+    connections = S.value(MAX_CONNECTIONS_VARIABLE, MAX_CONNECTIONS, DEFAULT_MAX_CONNECTIONS)
+    door = Door(DoorConfig(first_byte_s=header_s, idle_s=header_s, per_address=per_address(connections)))
+    door.start()
+    return Front(create_app(config), config.front(), UnaryPath(config), door)
 
 
 def worker_config() -> GatewayConfig:
@@ -349,6 +359,8 @@ def main(argv: list[str] | None = None) -> int:
         print(listeners.taken(listeners.HTTP, host, port), file=sys.stderr)
         return 2
     os.environ.update(config.to_env())  # what each worker's ``worker_config`` reads back
+    os.environ[HEADER_TIMEOUT_VARIABLE] = repr(args.header_timeout_s)  # and its door (``worker_app``)
+    os.environ[MAX_CONNECTIONS_VARIABLE] = str(args.max_connections)
     metrics_dir, owned = multiproc.prepare("gamerules-gateway-metrics-")
     if log_format == "json":
         logs.capture_stderr()
@@ -372,6 +384,10 @@ def main(argv: list[str] | None = None) -> int:
         # Connections beyond the bound wait in the listen backlog. (A bound as low as the threads left whole
         # keep-alive connections unaccepted: the load benchmark's p99 then rose to seconds with many clients.)
         backpressure=args.max_connections,
+        # A listen queue as long as the kernel allows (net.core.somaxconn caps it): a flood of connections fills
+        # a short one, and a client's connection beyond it is dropped and retried a second later; the door
+        # (``gateway_door``) closes the flood's silent ones once accepted.
+        backlog=LISTEN_BACKLOG,
         http1_settings=HTTP1Settings(header_read_timeout=max(1, round(args.header_timeout_s * 1000))),
         websockets=False,
         respawn_failed_workers=True,
