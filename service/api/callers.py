@@ -6,7 +6,8 @@ A caller is, in this order:
 2. else the ``gamerules-caller`` metadata, when the call comes from a trusted peer (``GAMERULES_TRUSTED_PEERS``,
    addresses or networks, comma-separated; default loopback): a backend that serves many users sets it to
    the user it calls for. The REST gateway sets it to the HTTP client's address, so that REST callers get
-   shares of their own rather than one for the whole gateway;
+   shares of their own rather than one for the whole gateway, and to ``address/player`` when a client it
+   trusts (``GAMERULES_GATEWAY_TRUSTED_CLIENTS``) names its player in the ``Gamerules-Caller`` header;
 3. else its address, without the port: ``address:10.0.0.7``.
 
 The caller's *class* (``key``, ``forwarded``, ``address``) labels the metrics; the caller itself never does
@@ -23,6 +24,7 @@ from dataclasses import dataclass
 from service.api import auth
 
 CALLER_METADATA = "gamerules-caller"
+CALLER_HEADER = "Gamerules-Caller"  # the same over REST, from a client the gateway trusts (``named_by``)
 ENV_TRUSTED_PEERS = "GAMERULES_TRUSTED_PEERS"
 DEFAULT_TRUSTED_PEERS = "127.0.0.0/8,::1/128"
 MAX_CALLER_CHARS = 100
@@ -49,6 +51,14 @@ def trusted_networks(text: str) -> tuple[Network, ...]:
     return tuple(networks)
 
 
+def networks_setting(raw: str) -> tuple[Network, ...]:
+    """``trusted_networks`` as a setting reads it (``settings.value``): its error says what to send."""
+    try:
+        return trusted_networks(raw)
+    except ValueError:
+        raise ValueError("send addresses or networks, comma-separated, such as 10.0.0.0/8,::1") from None
+
+
 def peer_address(peer: str) -> str:
     """The address of a gRPC peer string (``ipv4:10.0.0.7:5000``, ``ipv6:[::1]:5000``, ``unix:...``)."""
     kind, _, rest = peer.partition(":")
@@ -69,6 +79,16 @@ def identify(get: Callable[[str], str | None], peer: str, trusted: Iterable[Netw
     if forwarded and _within(address, trusted):
         return Caller("forwarded:" + forwarded[:MAX_CALLER_CHARS], "forwarded")
     return Caller("address:" + address, "address")
+
+
+def named_by(address: str, named: str | None, trusted: Iterable[Network]) -> str:
+    """The caller the REST gateway passes on for an HTTP client at ``address`` that sent ``named`` in the
+    ``Gamerules-Caller`` header: ``address/named`` when the client is trusted (a portal's backend naming its
+    player; the address keeps two portals' players apart), else the address alone."""
+    named = (named or "").strip()
+    if named and _within(address, trusted):
+        return f"{address}/{named}"[:MAX_CALLER_CHARS]
+    return address
 
 
 def _within(address: str, networks: Iterable[Network]) -> bool:

@@ -133,18 +133,24 @@ def best_move_from(url: str, source: str, ms: int, headers: dict[str, str] | Non
         connection.close()
 
 
-@pytest.mark.parametrize("keys", [False, True], ids=["by-address", "by-api-key"])
-def test_a_greedy_rest_caller_cannot_keep_a_modest_one_out(keys: bool, tmp_path):
+@pytest.mark.parametrize("told_apart_by", ["address", "api-key", "player"])
+def test_a_greedy_rest_caller_cannot_keep_a_modest_one_out(told_apart_by: str, tmp_path):
     """docs/api.md, "When the service is busy": over REST, a greedy caller (6 concurrent 3 s searches, back to
     back) beside a modest one (one 100 ms search at a time), told apart by their addresses (the gateway names
-    the HTTP client's) or by their API keys: every one of the modest caller's searches is answered."""
+    the HTTP client's), by their API keys, or by the players a trusted portal backend names from one address
+    (``Gamerules-Caller``): every one of the modest caller's searches is answered."""
     env = {"GAMERULES_GRPC_TARGET_CONNECTIONS": "16"}
     greedy_headers: dict[str, str] = {}
     modest_headers: dict[str, str] = {}
-    if keys:
+    greedy_from, modest_from = "127.0.0.2", "127.0.0.3"
+    if told_apart_by == "api-key":
         (tmp_path / "keys").write_text("greedy-key-0123456789\nmodest-key-0123456789\n")
         env["GAMERULES_API_KEYS_FILE"] = str(tmp_path / "keys")
         greedy_headers, modest_headers = {"X-Api-Key": "greedy-key-0123456789"}, {"X-Api-Key": "modest-key-0123456789"}
+    elif told_apart_by == "player":
+        env["GAMERULES_GATEWAY_TRUSTED_CLIENTS"] = "127.0.0.8/32"
+        greedy_from = modest_from = "127.0.0.8"
+        greedy_headers, modest_headers = {"Gamerules-Caller": "player-1"}, {"Gamerules-Caller": "player-2"}
     with (
         server_process(workers=2, env=env) as running,
         running_gateway(running.address, env=env) as url,
@@ -155,13 +161,13 @@ def test_a_greedy_rest_caller_cannot_keep_a_modest_one_out(keys: bool, tmp_path)
         def greedy() -> list[int]:
             statuses = []
             while not done.is_set():
-                statuses.append(best_move_from(url, "127.0.0.2", 3000, greedy_headers))
+                statuses.append(best_move_from(url, greedy_from, 3000, greedy_headers))
             return statuses
 
         calls = [pool.submit(greedy) for _ in range(6)]
         time.sleep(1.0)  # the greedy caller's searches run and queue
         try:
-            modest = [best_move_from(url, "127.0.0.3", 100, modest_headers) for _ in range(5)]
+            modest = [best_move_from(url, modest_from, 100, modest_headers) for _ in range(5)]
         finally:
             done.set()
         greedy_statuses = [status for call in calls for status in call.result()]

@@ -194,6 +194,16 @@ def test_a_caller_is_its_key_else_a_trusted_peers_word_else_its_address() -> Non
         callers.trusted_networks("10.0.0.0/8, nonsense")
 
 
+def test_the_gateway_names_a_trusted_clients_player_and_otherwise_the_address() -> None:
+    trusted = callers.trusted_networks("10.0.0.0/8")
+    assert callers.named_by("10.1.2.3", " player-7 ", trusted) == "10.1.2.3/player-7"
+    assert callers.named_by("192.168.0.9", "player-7", trusted) == "192.168.0.9", "an untrusted client's is ignored"
+    assert callers.named_by("10.1.2.3", "", trusted) == callers.named_by("10.1.2.3", None, trusted) == "10.1.2.3"
+    assert len(callers.named_by("10.1.2.3", "p" * 500, trusted)) == callers.MAX_CALLER_CHARS
+    with pytest.raises(ValueError, match="send addresses or networks"):
+        callers.networks_setting("10.0.0.0/8, nonsense")
+
+
 class _Streamed(CallerStop):
     """A streamed analysis's stop signal: it keeps every iteration handed to it."""
 

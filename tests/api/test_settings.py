@@ -90,6 +90,7 @@ GATEWAY_VARIABLES = [
     ("GAMERULES_GATEWAY_TLS_CERT", "{missing}"),
     ("GAMERULES_GATEWAY_TLS_KEY", "{pem}"),  # without its certificate
     ("GAMERULES_CORS_ORIGINS", "portal.example"),
+    ("GAMERULES_GATEWAY_TRUSTED_CLIENTS", "10.0.0.0/8,portal"),
     ("GAMERULES_HTTP_PORT", "70000"),
     ("GAMERULES_HTTP_PORT", "0"),
     ("GAMERULES_HOST", "bad host"),

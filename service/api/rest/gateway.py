@@ -52,7 +52,7 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from gamerules.v1 import gamerules_pb2 as pb
 from service.api import auth, logs, metrics, protojson
-from service.api.callers import CALLER_METADATA
+from service.api.callers import CALLER_HEADER, CALLER_METADATA, named_by
 from service.api.calls import WORKER_METADATA
 from service.api.errors import HTTP_STATUS, closest, error_status, overloaded, status_json
 from service.api.rest import answer_headers, gateway_pacing
@@ -577,8 +577,10 @@ def create_app(
             return timeout
         metadata = [(key.lower(), value) for key, value in request.headers.items() if key.lower() in FORWARDED_HEADERS]
         metadata = [(key, value) for key, value in metadata if key != "x-request-id"] + [("x-request-id", g.request_id)]
-        # The caller, for the server's fair share of searches (``callers.py``): the HTTP client, not the gateway.
-        metadata.append((CALLER_METADATA, request.remote_addr or ""))
+        # The caller, for the server's fair share of searches (``callers.py``): the HTTP client, not the gateway,
+        # or the player a trusted client names.
+        named = request.headers.get(CALLER_HEADER)
+        metadata.append((CALLER_METADATA, named_by(request.remote_addr or "", named, config.trusted_clients)))
         if route.method.server_streaming:
             gone = _client_watch()
             return stream_response(route.call(message, timeout=timeout, metadata=metadata), _rpc_error_response, gone)

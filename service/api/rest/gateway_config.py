@@ -14,7 +14,7 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from service.api import auth, environment, settings
+from service.api import auth, callers, environment, settings
 from service.api.rest import gateway_pacing
 
 MAX_BODY_BYTES = 1 << 20
@@ -70,6 +70,7 @@ _VARIABLES = {
     "body_chunk_s": "GAMERULES_GATEWAY_BODY_CHUNK_TIMEOUT_S",
     "max_bodies": "GAMERULES_GATEWAY_MAX_BODIES",
     "cors_origins": "GAMERULES_CORS_ORIGINS",
+    "trusted_clients": "GAMERULES_GATEWAY_TRUSTED_CLIENTS",
 }
 _TLS_VARIABLES = {
     "ca": "GAMERULES_GRPC_TARGET_CA",
@@ -96,6 +97,7 @@ class GatewayConfig:
     body_chunk_s: float = DEFAULT_BODY_CHUNK_S
     max_bodies: int = DEFAULT_MAX_BODIES
     cors_origins: tuple[str, ...] = ()  # none: no CORS headers (``cors.py``)
+    trusted_clients: tuple[callers.Network, ...] = ()  # whose Gamerules-Caller header names the caller
     api_keys: auth.ApiKeys = field(default_factory=auth.ApiKeys)
 
     @classmethod
@@ -126,7 +128,7 @@ class GatewayConfig:
             value = getattr(self, name)
             if value is None:
                 continue
-            variables[variable] = ",".join(value) if isinstance(value, tuple) else str(value)
+            variables[variable] = ",".join(map(str, value)) if isinstance(value, tuple) else str(value)
         if self.tls is not None:
             variables.update({_TLS_VARIABLES[part]: getattr(self.tls, part) for part in _TLS_VARIABLES})
         return variables
@@ -163,4 +165,5 @@ _KINDS: dict[str, settings.Kind[object]] = {
     "body_chunk_s": settings.seconds(0, settings.MAX_SECONDS),
     "max_bodies": settings.whole(1, 100_000),
     "cors_origins": settings.origins,
+    "trusted_clients": callers.networks_setting,
 }

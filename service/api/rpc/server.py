@@ -411,10 +411,7 @@ def _search_cpus(raw: str) -> str:
 
 
 def _trusted_peers(raw: str) -> str:
-    try:
-        callers.trusted_networks(raw)
-    except ValueError:
-        raise ValueError("send addresses or networks, comma-separated, such as 10.0.0.0/8,::1") from None
+    callers.networks_setting(raw)
     return raw
 
 
