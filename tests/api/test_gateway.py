@@ -176,7 +176,8 @@ def test_health_endpoints(gateway_url):
 
 def test_sigterm_lets_requests_in_flight_finish(grpc_address):
     """SIGTERM to the gateway process: a best-move request already in flight still gets its answer, new
-    connections are refused, and the process exits 0."""
+    connections are refused at once while it drains (a refusal a client may retry elsewhere), and the process
+    exits 0."""
     port = free_port()
     process = subprocess.Popen(gateway_command(port, grpc_address), env={**os.environ, **QUIET})
     url = f"http://127.0.0.1:{port}"
@@ -188,6 +189,11 @@ def test_sigterm_lets_requests_in_flight_finish(grpc_address):
             # By then the request is being searched on the server, with two seconds to go even on a slow host.
             time.sleep(1.0)
             process.send_signal(signal.SIGTERM)
+            time.sleep(0.3)
+            with pytest.raises(OSError) as refused:
+                http(url, "/healthz")
+            assert isinstance(getattr(refused.value, "reason", refused.value), ConnectionRefusedError)
+            assert not in_flight.done(), "the drain ended before the search: the refusal proved nothing"
             status, body, _ = in_flight.result(timeout=30)
         assert status == 200 and body["stopReason"] == "time", body
         assert process.wait(timeout=30) == 0

@@ -237,6 +237,12 @@ def test_sigterm_lets_calls_in_flight_finish_and_exits_cleanly():
         in_flight = [pool.submit(stub.BestMove, best_move_request(), timeout=20) for _, stub in channels]
         time.sleep(0.4)  # the searches have started (each runs 1.5 s)
         running.process.send_signal(signal.SIGTERM)
+        time.sleep(0.3)
+        channel, stub = fresh_stub(running.address)
+        with channel, pytest.raises(grpc.RpcError) as draining:  # a new call is refused at once while it drains
+            stub.LegalMoves(legal_moves_request(), timeout=5)
+        assert draining.value.code() == grpc.StatusCode.UNAVAILABLE  # a code clients retry
+        assert not any(call.done() for call in in_flight), "the drain ended before the searches"
         answers = [call.result(timeout=30) for call in in_flight]
         assert all(answer.move.notation in {"c4", "d3", "e6", "f5"} for answer in answers)
         assert all(answer.stop_reason == "time" for answer in answers), [a.stop_reason for a in answers]
