@@ -65,6 +65,8 @@ PER_ADDRESS_SHARE = 4  # one client address may send a quarter of a worker's bod
 def per_address_bodies(max_bodies: int) -> int:
     """Bodies one client address may be sending at once to a worker of ``max_bodies``."""
     return max(1, max_bodies // PER_ADDRESS_SHARE)
+
+
 _STALLED = "body: did not arrive in time; send the whole body at once (the gateway waits a few seconds for it)"
 
 

@@ -216,4 +216,3 @@ def _shut(conn: Connection) -> bool:
         return False
     finally:
         sock.close()
-
