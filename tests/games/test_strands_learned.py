@@ -4,6 +4,7 @@ board, the weights file's checks, the shipped file's record, and the evaluation 
 from __future__ import annotations
 
 import json
+import random
 
 import pytest
 
@@ -18,6 +19,7 @@ from service.engines.strands.learned import (
     read_weights,
     shipped,
 )
+from service.levels import strands as levels
 
 # The worked example of docs/games/strands.md: six 2s around a 3; Black a1, White a2 and b1, Black to move.
 # Black: one group {a1} (1 stone), its region with the empty cells is a1 b2 b3 c1 c2 (5), its only empty
@@ -86,3 +88,15 @@ def test_the_shipped_weights_record_how_they_were_made() -> None:
     learned, hand = weights.made["held_out_learned"], weights.made["held_out_hand_written"]
     assert learned["rms_stones"] < hand["rms_stones"]  # type: ignore[index]
     assert json.loads(WEIGHTS_FILE.read_text())["weights"] == list(weights.values)
+
+
+def test_the_levels_evaluation_is_the_movers_value_and_its_negation() -> None:
+    rng = random.Random(3)
+    position = GAME.new_position({}, "3")
+    while position.to_move:
+        mover = position.to_move
+        value = levels.LEARNED.value(position.layout, position.stones(mover), position.stones(3 - mover))
+        assert levels.learned(position, mover) == value
+        assert levels.learned(position, 3 - mover) == -value
+        position = position.play(position.playout_move(rng))
+    assert levels.learned(position, 1) == position.final_value(1)

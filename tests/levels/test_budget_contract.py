@@ -185,8 +185,9 @@ def _check_truthful(level: Level, limits: Limits, result: SearchResult) -> None:
     """``result.stop_reason`` names what stopped the search under ``limits`` (the budget's bounds)."""
     reason = result.stop_reason
     assert reason in STOP_REASONS and reason not in ("deadline", "cancelled"), result
-    if reason == "nodes":
-        assert limits.max_nodes is not None and result.nodes >= limits.max_nodes, result
+    if reason == "nodes":  # a node budget of the budget's, or the Python search's one the level's description gives
+        assert limits.max_nodes is not None, result
+        assert result.nodes >= limits.max_nodes or f"{result.nodes:,} iterations without" in level.description, result
     elif reason == "time":
         assert limits.max_time_ms is not None and result.elapsed_ms >= USED * limits.max_time_ms, result
     elif reason == "depth":  # a depth of the budget's, or the one the level's description gives
@@ -226,17 +227,21 @@ def test_the_budget_contract(game_id: str, level_name: str, asked: Limits, cap: 
 def test_analysis_answers_the_best_move_whatever_the_seed(game_id: str, path: bool) -> None:
     """``purpose: analysis`` turns the seeded variety off: at the start, where every searching level above the
     lowest varies by its seed when playing, every seed gets a move valued best (ties aside, the same move), first
-    among the alternatives."""
+    among the alternatives (a Monte Carlo search: its most searched move, the same for every seed)."""
     position = GAMES[game_id].new_position({}, "analysis")
     for level in LEVELS[game_id].levels:
         if level.limits == Limits() or level.limits.max_time_ms:
             continue  # the one-move rules break ties by seed; Strands' timed levels answer what the clock allows
-        # A small node budget of the caller's keeps it quick; the variety is the level's whatever its budget.
-        small = Limits(max_nodes=4_000)
+        # A small node budget of the caller's keeps it quick (a tree search's iterations are dear in Python); the
+        # variety is the level's whatever its budget.
+        small = Limits(max_nodes=400 if "Monte Carlo" in level.description else 4_000)
         answers = [
             LEVELS[game_id].best_move(position, level.name, small, seed, 3, purpose="analysis") for seed in range(4)
         ]
         for answer in answers:
+            if "Monte Carlo" in level.description:  # the most searched move, which a less searched one may outvalue
+                assert answer.move in [s.move for s in answer.alternatives], (level.name, answer)
+                continue
             assert answer.alternatives[0].move == answer.move, (level.name, answer)
             assert answer.value >= max(s.value for s in answer.alternatives), (level.name, answer)
         assert len({answer.value for answer in answers}) == 1, level.name  # equal moves may differ by seed

@@ -21,11 +21,8 @@ def test_the_judge_searches_harder_than_the_strongest_level(game_id: str) -> Non
     plan = plan_review(levels, None, None, 60, DEFAULT_REVIEW_S)
     assert plan.level == levels.strongest and plan.shared and plan.enough_time and plan.searches == 60
     assert plan.limits is not None and plan.cap_ms == levels.judge.max_time_ms
-    if own.max_nodes is not None:
-        assert plan.limits.max_nodes is not None and plan.limits.max_nodes > own.max_nodes
-    else:  # a level on time (Strands): the judge may take more of it than the level's own
-        assert levels.judge.max_time_ms is not None and own.max_time_ms is not None
-        assert levels.judge.max_time_ms > own.max_time_ms
+    assert own.max_nodes is not None, "every strongest level declares a node (or iteration) budget"
+    assert plan.limits.max_nodes is not None and plan.limits.max_nodes > own.max_nodes
     assert plan.limits.max_time_ms == min(500, levels.judge.max_time_ms or 500)  # 30 s over 60 searches
 
 
