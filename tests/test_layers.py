@@ -68,6 +68,7 @@ LATE_IMPORTS = {
     ("service.api.rest.gateway_server", "service.api.rest.gateway"),
     ("service.api.rest.gateway_server", "service.api.rest.gateway_asgi"),  # imports the metrics: after their directory
     ("service.api.rest.gateway_server", "service.api.rest.gateway_unary"),  # likewise
+    ("service.api.rest.gateway_server", "service.api.rest.gateway_door"),  # likewise
 }
 
 

@@ -27,10 +27,11 @@ LEGAL = {"position": {"notation": START}}
 SHORT = ("--body-timeout-s", "2", "--body-chunk-timeout-s", "1", "--header-timeout-s", "2")
 
 
-def stall(url: str, path: str = "/v1/games/reversi:legalMoves") -> socket.socket:
-    """A connection whose request has headers and one byte of a 100-byte body, then nothing."""
+def stall(url: str, path: str = "/v1/games/reversi:legalMoves", source: str = "") -> socket.socket:
+    """A connection whose request has headers and one byte of a 100-byte body, then nothing (from the client
+    address ``source``, any 127.x.y.z, when given)."""
     host, _, port = url.removeprefix("http://").partition(":")
-    sock = socket.create_connection((host, int(port)), timeout=30)
+    sock = socket.create_connection((host, int(port)), timeout=30, source_address=(source, 0) if source else None)
     sock.sendall(f"POST {path} HTTP/1.1\r\nHost: {host}\r\nContent-Type: application/json\r\n".encode())
     sock.sendall(b"Content-Length: 100\r\n\r\n{")
     return sock
@@ -95,9 +96,11 @@ def test_an_idle_keep_alive_connection_is_closed_at_the_header_time(short_gatewa
 
 
 def test_bodies_beyond_the_workers_bound_are_refused_at_once(grpc_address: str) -> None:
+    """Three bodies from three addresses (one address may send a quarter of the bound, at least one), and a
+    fourth request from a fourth is refused."""
     with running_gateway(grpc_address, extra=(*SHORT, "--max-bodies", "3")) as url, contextlib.ExitStack() as stack:
-        for _ in range(3):
-            stack.enter_context(stall(url))
+        for source in ("127.0.0.2", "127.0.0.3", "127.0.0.4"):
+            stack.enter_context(stall(url, source=source))
         time.sleep(0.3)  # the three are being received
         status, body, headers = http(url, "/v1/games/reversi:legalMoves", LEGAL)
         assert status == 503 and headers["Retry-After"] == "1" and headers["Connection"] == "close"
