@@ -31,6 +31,7 @@ from concurrent.futures import ProcessPoolExecutor
 from typing import Any
 
 from bench.review import Played, judged
+from bench.strands_native import random_move
 from service import native
 from service.core import Limits, Position
 from service.engines.strands import StrandsPosition
@@ -49,10 +50,6 @@ REVIEW_PLIES = 40
 FORMER_HARD = Limits(max_time_ms=1500)
 
 Player = Callable[[Any, int], Any]  # (a StrandsPosition, a seed) -> its move
-
-
-def random_move(position: StrandsPosition, rng: random.Random) -> Any:
-    return position.legal_moves_page(rng.randrange(position.legal_move_count()), 1)[0]
 
 
 def hard(limits: Limits | None) -> Player:

@@ -6,6 +6,7 @@ address's bodies beyond its share are refused. Real gateway processes and socket
 from __future__ import annotations
 
 import socket
+import threading
 import time
 from collections.abc import Iterator
 
@@ -126,3 +127,14 @@ def test_one_addresss_bodies_beyond_its_share_are_refused(door_gateway) -> None:
     finally:
         for sock in stalled:
             sock.close()
+
+
+def test_the_doors_thread_ends_when_the_worker_shuts_down() -> None:
+    door = gateway_door.Door(DoorConfig(period_s=0.05))
+    assert door.start()
+    threads = [t for t in threading.enumerate() if t.name == "gateway-door"]
+    assert threads, "the door's thread did not start"
+    door.stop()
+    for thread in threads:
+        thread.join(10)
+    assert not any(thread.is_alive() for thread in threads)

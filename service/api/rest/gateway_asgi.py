@@ -122,6 +122,8 @@ class Front:
                 await send({"type": "lifespan.startup.complete"})
             elif message["type"] == "lifespan.shutdown":
                 self._pool.shutdown(wait=False)
+                if self._door is not None:
+                    self._door.stop()
                 await send({"type": "lifespan.shutdown.complete"})
                 return
 
