@@ -77,7 +77,8 @@ def set_weights(weights: Any) -> None:
     table = (ctypes.c_double * len(weights))(*weights)
     size = setter(ctypes.cast(table, ctypes.c_void_p))
     if size != len(weights):
-        setter(None)
+        previous = _weights[0]  # the kernel keeps the weights it had, not none at all
+        setter(None if previous is None else ctypes.cast(previous, ctypes.c_void_p))
         raise ValueError(f"the Strands kernel takes {size} learned weights, not {len(weights)}")
     _weights[0] = table
 

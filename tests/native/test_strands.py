@@ -218,6 +218,7 @@ def test_the_search_is_alike_on_both_paths_with_the_learned_evaluation() -> None
 
 
 def test_a_learned_state_needs_weights() -> None:
+    adapter.set_weights(shipped().values)
     position = start(1)
     previous = adapter.weights()
     adapter._weights[0] = None
@@ -229,6 +230,10 @@ def test_a_learned_state_needs_weights() -> None:
     with pytest.raises(ValueError, match="takes 27 learned weights, not 3"):
         adapter.set_weights([1.0, 2.0, 3.0])
     assert adapter.weights() is previous
+    # The kernel still evaluates with them (a refused table used to leave it none: every later learned
+    # search in the process fell back to another evaluation).
+    learned = kernels.kernel(native.LIBRARY, "gr_strands_learned", (ctypes.c_char_p,), ctypes.c_double)
+    assert learned(adapter.pack(position, learned=True)) == learned_value(position, position.to_move)
 
 
 # A capped root (more full covers than the search takes) whose search reaches the end of the game in 7 plies.
