@@ -114,9 +114,14 @@ proto: $(INSTALLED)
 run: install
 	$(PY) -m service.run --grpc-port $(GRPC_PORT) --http-port $(HTTP_PORT) $(if $(METRICS_PORT),--metrics-port $(METRICS_PORT))
 
+# The tests run on TEST_WORKERS processes (pytest-xdist): one a CPU by default ("logical": the CPUs this
+# process may use), TEST_WORKERS=0 runs them all in pytest's own process, any number that many. Each test
+# goes to whichever worker is free (xdist's default distribution): grouping them by file would run the REST
+# fuzz test's cases, which share one test id, as one.
+TEST_WORKERS ?= logical
 test: install lint client-examples
 	$(call STEP,the tests (pytest prints its own time; pytest -m slow runs the long ones))
-	$(PY) -m pytest -q -p no:cacheprovider
+	$(PY) -m pytest -q -p no:cacheprovider -n $(TEST_WORKERS)
 	$(call STEPPED,the tests)
 
 lint: install
