@@ -92,11 +92,13 @@ class Limits:
 
 @dataclass(frozen=True, slots=True)
 class Level:
-    """A named best-move level: what it plays like, and the limits it searches with by default."""
+    """A named best-move level: what it plays like, the limits it searches with by default, and the time a person
+    of its strength would take over a move (``think_ms``: a hint a portal may pace the bot with; 0: none given)."""
 
     name: str
     description: str
     limits: Limits = field(default_factory=Limits)
+    think_ms: int = 0
 
 
 @dataclass(frozen=True, slots=True)

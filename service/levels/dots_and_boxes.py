@@ -17,11 +17,12 @@ seat 2 will take the better colour; the keep / swap choice is searched (``easy``
 from __future__ import annotations
 
 import time
+from collections.abc import Sequence
 from typing import Any
 
 from service.core.values import Level, Limits, ScoredMove, SearchResult
 from service.engines.dots_and_boxes import STOP, SWAP, DotsAndBoxesPosition, side_counts
-from service.levels import variety
+from service.levels import ladder, variety
 from service.levels.budget import Budget
 from service.levels.dots_and_boxes_exact import exact_affordable, solve
 from service.levels.driver import GameLevels
@@ -192,6 +193,28 @@ def _proof_affordable(free: int, nodes: int | None, time_ms: float | None, per_m
     return not budgets or min(budgets) >= PROOF_NODES_AT_20 * PROOF_GROWTH ** (free - 20)
 
 
+# The rated ladder (``ladder.py``; the game's page lists it with its ratings): rungs below ``hard`` that score the
+# moves with its search a few moves deep and err like people; ``make fit-ladder`` measures their ratings.
+RUNGS = ladder.rungs(
+    depths=(1, 1, 1, 2, 3, 3, 4, 5),
+    mean_losses=(3.0, 0.8, 0.45, 0.25, 0.12, 0.06, 0.03, 0.015),
+    sure_from=2,
+)
+
+
+def sure_moves(position: DotsAndBoxesPosition, moves: Sequence[int]) -> list[int]:
+    """A free box that gives nothing away: the search's sound reductions leave one move and it takes a box (a
+    capture that ends a chain's last two boxes, where declining them may be right, is not one)."""
+    only = position.search_moves()
+    if len(only) != 1 or only[0] not in moves:
+        return []
+    seat = position.to_move
+    return [only[0]] if position.play(only[0]).scores()[seat - 1] > position.scores()[seat - 1] else []
+
+
+_RUNG_LEVELS, _RUNG_STRATEGIES = ladder.ladder_levels(RUNGS, "hard's search", _hard, "dots-and-boxes", sure_moves)
+LADDER = (*(rung.name for rung in RUNGS), "hard")
+
 LEVELS = GameLevels(
     "dots-and-boxes",
     levels=(
@@ -202,6 +225,7 @@ LEVELS = GameLevels(
             "and takes boxes but knows nothing of chains or control; the seed varies its choice among equals.",
             Limits(max_depth=6, max_nodes=4_000),
         ),
+        *_RUNG_LEVELS,
         Level(
             "hard",
             "Searches with chain reductions (takes free boxes at once, in an opened chain takes all or leaves "
@@ -211,10 +235,13 @@ LEVELS = GameLevels(
             "and plays perfectly. In the opening (the first quarter of the lines) the seed varies its choice among "
             "moves of about equal value.",
             HARD_LIMITS,
+            think_ms=ladder.think_ms(len(LADDER)),
         ),
     ),
     default="hard",
-    strategies={"easy": _easy, "medium": _medium, "hard": _hard},
+    strategies={"easy": _easy, "medium": _medium, "hard": _hard, **_RUNG_STRATEGIES},
     review_scale=CHANCE_SCALE,
     judge=Limits(max_nodes=JUDGE_NODES, max_time_ms=JUDGE_MS),
+    ladder=LADDER,
+    sure_moves=sure_moves,
 )

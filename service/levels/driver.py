@@ -13,8 +13,9 @@ from service.core.contract import Position
 from service.core.errors import GameOverError, UnknownLevel
 from service.core.seeds import seeded_int
 from service.core.values import Level, Limits, Purpose, ScoredMove, SearchResult, StopSignal, as_stop
-from service.levels import winchance
+from service.levels import ladder, winchance
 from service.levels.budget import Budget
+from service.levels.ladder import Rating, SureMoves
 from service.levels.review import ReviewScale
 from service.levels.winchance import WinChance
 from service.search.deadline import Deadline, never
@@ -37,6 +38,10 @@ class GameLevels:
     strategies: Mapping[str, Strategy]
     review_scale: ReviewScale
     judge: Limits
+    # The rated ladder (``ladder.py``): its rungs' level names, weakest first, ending with the strongest level, and
+    # the game's sure moves among some scored ones (what a rung past the first few never misses).
+    ladder: tuple[str, ...] = ()
+    sure_moves: SureMoves | None = None
 
     @property
     def strongest(self) -> str:
@@ -52,6 +57,21 @@ class GameLevels:
         names = [level.name for level in self.levels]
         if sorted(names) != sorted(self.strategies) or self.default not in names:
             raise ValueError(f"{self.game_id}: every level needs a strategy, and the default must be a level")
+        if self.ladder and (not set(self.ladder) <= set(names) or self.ladder[-1] != self.strongest):
+            raise ValueError(f"{self.game_id}: the ladder's rungs must be levels, ending with the strongest")
+
+    def rating(self, name: str) -> Rating | None:
+        """The measured rating of the level ``name`` on the game's scale (None: not measured)."""
+        return ladder.ratings(self.game_id).get(name)
+
+    def rated(self, rating: float) -> str:
+        """The rung whose measured rating is nearest to ``rating`` (the lower of two as near), or UnknownLevel
+        (field ``rating``) for a game whose ladder is not measured."""
+        measured = [(found.value, name) for name in self.ladder if (found := self.rating(name)) is not None]
+        if not measured:
+            raise UnknownLevel(f"{self.game_id} has no rated ladder: choose a level by name", "rating")
+        # Distances rounded to a millionth of a point: the midpoint of two rungs is a tie however it rounds.
+        return min(measured, key=lambda entry: (round(abs(entry[0] - rating), 6), entry[0]))[1]
 
     def level(self, name: str | None) -> Level:
         """The level ``name`` ("" or None: the default), or UnknownLevel (field ``level``)."""

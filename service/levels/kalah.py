@@ -8,11 +8,12 @@ among the moves within their margin of the best (``variety.py``)."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from service.core.values import Level, Limits, SearchResult
 from service.engines.kalah import KalahPosition
-from service.levels import variety
+from service.levels import ladder, variety
 from service.levels.budget import Budget, Reach
 from service.levels.driver import GameLevels
 from service.levels.native_search import planned_search
@@ -98,6 +99,25 @@ def _hard(position: KalahPosition, budget: Budget, rng: Any, top_n: int, stop: D
     return choice.pick(result, top_n)
 
 
+# The rated ladder (``ladder.py``; the game's page lists it with its ratings): rungs below ``hard`` that score the
+# moves with its search a few moves deep and err like people; ``make fit-ladder`` measures their ratings.
+RUNGS = ladder.rungs(
+    depths=(1, 1, 1, 2, 3, 5),
+    mean_losses=(1.5, 0.5, 0.7, 0.2, 0.08, 0.03),
+    sure_from=3,
+    close=((0.12, HARD_NODES, 4),),
+)
+
+
+def sure_moves(position: KalahPosition, moves: Sequence[int]) -> list[int]:
+    """An extra turn: a sowing that ends in the mover's store is the first thing a Kalah player looks for."""
+    free = {pit for pit, extra, _capture in position.move_hints() if extra}
+    return [move for move in moves if move in free]
+
+
+_RUNG_LEVELS, _RUNG_STRATEGIES = ladder.ladder_levels(RUNGS, "hard's search", _hard, "kalah", sure_moves)
+LADDER = (*(rung.name for rung in RUNGS), "hard")
+
 LEVELS = GameLevels(
     "kalah",
     (
@@ -108,6 +128,7 @@ LEVELS = GameLevels(
             f"its seed among moves within {MARGIN:g} seeds of the best.",
             Limits(max_depth=4),
         ),
+        *_RUNG_LEVELS,
         Level(
             "hard",
             f"Searches deep ({HARD_NODES:,} positions, or until the time limit when one is given; on the native "
@@ -118,10 +139,13 @@ LEVELS = GameLevels(
             f"quarter of the seeds are in the stores) picks by its seed among moves within {MARGIN:g} seeds of the "
             "best.",
             HARD_LIMITS,
+            think_ms=ladder.think_ms(len(LADDER)),
         ),
     ),
     "hard",
-    {"easy": _easy, "medium": _medium, "hard": _hard},
+    {"easy": _easy, "medium": _medium, "hard": _hard, **_RUNG_STRATEGIES},
     review_scale=CHANCE_SCALE,
     judge=Limits(max_nodes=JUDGE_NODES, max_time_ms=JUDGE_MS),
+    ladder=LADDER,
+    sure_moves=sure_moves,
 )

@@ -6,12 +6,13 @@ on the native engine: ``solve_empties``), where it proves the exact final margin
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from random import Random
 from typing import Any
 
 from service.core.values import Level, Limits, SearchResult
 from service.engines.petak_sawah import PetakSawahPosition
-from service.levels import variety
+from service.levels import ladder, variety
 from service.levels.budget import Budget, Reach
 from service.levels.driver import GameLevels
 from service.levels.native_search import planned_search
@@ -101,6 +102,30 @@ def _hard(position: PetakSawahPosition, budget: Budget, rng: Random, top_n: int,
     return choice.pick(result, top_n)
 
 
+# The rated ladder (``ladder.py``; the game's page lists it with its ratings): rungs below ``hard`` that score the
+# moves with its search a few moves deep and err like people; ``make fit-ladder`` measures their ratings.
+RUNGS = ladder.rungs(
+    depths=(1, 1, 2, 2, 3, 6),
+    mean_losses=(3.0, 0.6, 0.4, 0.2, 0.1, 0.02),
+    sure_from=3,
+    close=((0.05, HARD_NODES // 10, 8),),
+)
+
+
+def sure_moves(position: PetakSawahPosition, moves: Sequence[int]) -> list[int]:
+    """A contested double: a cell worth two points or more to the mover and as much to the opponent, who would
+    take it next: a player past the first rungs takes the biggest of them."""
+    own, other = (position.own1, position.own2) if position.to_move == 1 else (position.own2, position.own1)
+    neighbours = position.board.neighbours
+    worth = {move: (neighbours[move] & own).bit_count() for move in moves}
+    doubles = [m for m in moves if worth[m] >= 2 and (neighbours[m] & other).bit_count() >= 2]
+    top = max((worth[m] for m in doubles), default=0)
+    return [m for m in doubles if worth[m] == top]
+
+
+_RUNG_LEVELS, _RUNG_STRATEGIES = ladder.ladder_levels(RUNGS, "hard's search", _hard, "petak-sawah", sure_moves)
+LADDER = (*(rung.name for rung in RUNGS), "hard")
+
 LEVELS = GameLevels(
     "petak-sawah",
     (
@@ -111,6 +136,7 @@ LEVELS = GameLevels(
             f"picks by its seed among moves within {MARGIN:g} point of the best.",
             Limits(max_depth=MEDIUM_DEPTH),
         ),
+        *_RUNG_LEVELS,
         Level(
             "hard",
             "Searches deep, estimating the points still to be won around every empty cell, and plays "
@@ -119,10 +145,13 @@ LEVELS = GameLevels(
             f"opening (the first quarter of the cells taken) picks by its seed among moves within {MARGIN:g} point "
             "of the best.",
             HARD_LIMITS,
+            think_ms=ladder.think_ms(len(LADDER)),
         ),
     ),
     "hard",
-    {"easy": _easy, "medium": _medium, "hard": _hard},
+    {"easy": _easy, "medium": _medium, "hard": _hard, **_RUNG_STRATEGIES},
     review_scale=CHANCE_SCALE,
     judge=Limits(max_nodes=JUDGE_NODES, max_time_ms=JUDGE_MS),
+    ladder=LADDER,
+    sure_moves=sure_moves,
 )

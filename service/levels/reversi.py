@@ -5,14 +5,14 @@ else on the Python search with the endgame solver (``reversi_endgame.py``)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
 from service.core.selectivity import Selectivity
 from service.core.values import Level, Limits, ScoredMove, SearchResult, StopSignal
 from service.engines.reversi import PASS, ReversiPosition
-from service.levels import reversi_learned, variety
+from service.levels import ladder, reversi_learned, variety
 from service.levels.budget import Budget, Reach
 from service.levels.driver import GameLevels
 from service.levels.native_search import planned_search
@@ -185,6 +185,32 @@ def expert_search(
     return search(position, limits, stop=stop, top_n=top_n, evaluate=evaluate, selective=selective)
 
 
+# The rated ladder (``ladder.py``; the game's page lists it with its ratings): rungs below ``expert`` that score the
+# moves with its search a few moves deep and err like people; ``make fit-ladder`` measures their ratings.
+RUNGS = ladder.rungs(
+    depths=(1, 1, 1, 2, 2, 3, 3, 4, 4, 5, 6),
+    mean_losses=(10.0, 0.9, 0.45, 0.3, 0.22, 0.2, 0.12, 0.07, 0.03, 0.03, 0.015),
+    sure_from=3,
+    close=((0.01, EXPERT_NODES, 4),),
+)
+
+
+def sure_moves(position: ReversiPosition, moves: Sequence[int]) -> list[int]:
+    """A free corner: a corner is never flipped back, so a player past the first rungs takes one when offered."""
+    corners = position.geometry.corners
+    return [move for move in moves if 0 <= move < position.geometry.n and corners >> move & 1]
+
+
+_RUNG_LEVELS, _RUNG_STRATEGIES = ladder.ladder_levels(
+    RUNGS,
+    "expert's search",
+    _expert,
+    "reversi",
+    sure_moves,
+    f"at full depth (without the native engine {MIDGAME_DEPTH} moves ahead)",
+)
+LADDER = (*(rung.name for rung in RUNGS), "expert")
+
 LEVELS = GameLevels(
     "reversi",
     (
@@ -197,6 +223,7 @@ LEVELS = GameLevels(
             "Grabs any corner at once and avoids X- and C-squares next to an empty corner; otherwise leaves the "
             "opponent the fewest replies and flips the most discs.",
         ),
+        *_RUNG_LEVELS,
         Level(
             "expert",
             "Searches as deep as its budget allows (the caller's time when one is given, else "
@@ -208,10 +235,13 @@ LEVELS = GameLevels(
             "In the opening (the first quarter of the game) picks by its seed among moves within "
             f"{EXPERT_MARGIN:g} disc of the best.",
             EXPERT_LIMITS,
+            think_ms=ladder.think_ms(len(LADDER)),
         ),
     ),
     "expert",
-    {"beginner": _beginner, "corner_hunter": _corner_hunter, "expert": _expert},
+    {"beginner": _beginner, "corner_hunter": _corner_hunter, "expert": _expert, **_RUNG_STRATEGIES},
     review_scale=CHANCE_SCALE,
     judge=Limits(max_nodes=JUDGE_NODES, max_time_ms=JUDGE_MS),
+    ladder=LADDER,
+    sure_moves=sure_moves,
 )

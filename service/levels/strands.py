@@ -15,11 +15,14 @@ a budget give the same move every time.
 from __future__ import annotations
 
 import random
+from collections.abc import Sequence
 from typing import Any
 
 from service.core.values import Level, Limits, SearchResult
 from service.engines.strands import StrandsPosition
 from service.engines.strands.learned import Weights, shipped
+from service.engines.strands.moves import Move as StrandsMove
+from service.levels import ladder
 from service.levels.budget import Budget
 from service.levels.driver import GameLevels
 from service.levels.native_search import native_search
@@ -92,6 +95,33 @@ def _hard(position: StrandsPosition, budget: Budget, rng: Any, top_n: int, stop:
     return mcts(position, limits, stop=stop, top_n=top_n, rng=rng, rollout=StrandsPosition.playout_move)
 
 
+# The rated ladder (``ladder.py``; the game's page lists it with its ratings): rungs below ``hard`` that score the
+# moves with its search a few moves deep and err like people; ``make fit-ladder`` measures their ratings.
+RUNGS = ladder.rungs(
+    depths=(1, 1, 1, 2, 2),
+    mean_losses=(1.5, 0.5, 0.2, 0.2, 0.02),
+    sure_from=3,
+    close=((0.02, 1_000, 4), (0.02, 2_000, 4), (0.01, 3_000, 4)),
+)
+
+
+def sure_moves(position: StrandsPosition, moves: Sequence[StrandsMove]) -> list[StrandsMove]:
+    """A full turn: covering as many cells as the label allows (fewer gives the opponent the tempo for nothing
+    in all but rare endings), so rungs past the first two never cover fewer."""
+    empty, masks = position.empty, position.layout.label_masks
+    full = []
+    for move in moves:
+        label = position.layout.cell_label[move[0]]
+        if len(move) == min(label, (masks[label] & empty).bit_count()):
+            full.append(move)
+    return full
+
+
+_RUNG_LEVELS, _RUNG_STRATEGIES = ladder.ladder_levels(
+    RUNGS, "medium's search", _alpha_beta, "strands", sure_moves, close_scorer=("hard's tree search", _hard)
+)
+LADDER = (*(rung.name for rung in RUNGS), "hard")
+
 LEVELS = GameLevels(
     "strands",
     levels=(
@@ -101,16 +131,20 @@ LEVELS = GameLevels(
             "Alpha-beta two moves deep over group-aware candidate covers, with an evaluation learned from self-play.",
             Limits(max_time_ms=1000, max_depth=2),
         ),
+        *_RUNG_LEVELS,
         Level(
             "hard",
             f"Monte Carlo tree search with group-growing playouts ({HARD_ITERATIONS:,} iterations, "
             f"{PYTHON_ITERATIONS:,} iterations without the native engine, or the caller's resources), then "
             "alpha-beta to the proved end once every full cover fits the search.",
             Limits(max_nodes=HARD_ITERATIONS),
+            think_ms=ladder.think_ms(len(LADDER)),
         ),
     ),
     default="medium",
-    strategies={"easy": _easy, "medium": _alpha_beta, "hard": _hard},
+    strategies={"easy": _easy, "medium": _alpha_beta, "hard": _hard, **_RUNG_STRATEGIES},
     review_scale=CHANCE_SCALE,
     judge=Limits(max_nodes=JUDGE_ITERATIONS, max_time_ms=JUDGE_MS),
+    ladder=LADDER,
+    sure_moves=sure_moves,
 )

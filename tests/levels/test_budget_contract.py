@@ -21,11 +21,11 @@ import pytest
 from service.api.rpc.servicer import ServiceConfig
 from service.core import STOP_REASONS, Level, Limits, SearchResult
 from service.games import GAMES, LEVELS
+from service.levels import GameLevels, variety
 from service.levels import dots_and_boxes as dots_levels
 from service.levels import kalah as kalah_levels
 from service.levels import petak_sawah as petak_levels
 from service.levels import reversi as reversi_levels
-from service.levels import variety
 from service.levels.budget import SPEND, Budget
 from tests.levels.conftest import on_path
 
@@ -167,17 +167,26 @@ EDGES: dict[str, tuple[Limits, int]] = {  # (the caller's limits, the server's c
 LONG_MS = 500  # cases whose search runs longer than this go to ``pytest -m slow``
 
 
+def _standing_for_the_ladder(levels: GameLevels) -> set[str]:
+    """The rungs whose cases run in the fast suite: the lowest and the one below the strongest. Every rung below the
+    strongest is ``ladder.rung_strategy`` with numbers of its own (depth, nodes, width, tolerance), so those two
+    meet every kind of limit a rung has; ``pytest -m slow`` runs the rest."""
+    return set(levels.ladder[:1] + levels.ladder[-2:-1])
+
+
 def _cases() -> Iterator[object]:
     for game_id, levels in LEVELS.items():
+        standing = _standing_for_the_ladder(levels)
         for level in levels.levels:
             edges = dict(EDGES)
+            rung = level.name in levels.ladder[:-1]
             own = level.limits.max_time_ms
             if own:  # the level's own time: below it (``time``), equal to it and above it
                 edges["time-equal-to-the-levels"] = (Limits(max_time_ms=own), 10_000)
                 edges["time-above-the-levels"] = (Limits(max_time_ms=own + T), 10_000)
             for edge, (asked, cap) in edges.items():
                 time_ms = Budget(level.limits, asked, cap).limits.max_time_ms or 0
-                marks = [pytest.mark.slow] if time_ms > LONG_MS else []
+                marks = [pytest.mark.slow] if time_ms > LONG_MS or (rung and level.name not in standing) else []
                 yield pytest.param(game_id, level.name, asked, cap, id=f"{game_id}-{level.name}-{edge}", marks=marks)
 
 

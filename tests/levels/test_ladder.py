@@ -1,0 +1,197 @@
+"""The rated ladder's rungs (``service/levels/ladder.py``), over the registry and with known numbers: every game's
+ladder, its measured ratings, the rung nearest a rating, how a rung chooses (its tolerance, the sure moves, a lost
+position), and that its play is seeded on both search paths."""
+
+from __future__ import annotations
+
+import math
+import random
+
+import pytest
+
+from service.core.errors import UnknownLevel
+from service.core.values import Limits, ScoredMove, SearchResult
+from service.games import GAMES, LEVELS
+from service.levels import GameLevels
+from service.levels.ladder import MIN_RUNGS, Rung, choose, losses
+from service.levels.winchance import WinChance
+
+# σ(v): a value of 0 is an even game, +ln 3 a chance of ¾.
+PLAIN = WinChance("plain", (0.0, 0.0), (1.0, 0.0, 0.0))
+
+
+class _Staged:
+    """A position as ``losses`` reads it: only its stage."""
+
+    to_move = 1
+
+    def stage(self) -> float:
+        return 0.5
+
+
+def _result(values: list[float]) -> SearchResult:
+    alternatives = [ScoredMove(move, value) for move, value in enumerate(values)]
+    return SearchResult(0, values[0], False, 1, 1, 0.0, "depth", [0], alternatives)
+
+
+def _rung(mean_loss: float, sure: bool = False) -> Rung:
+    return Rung("test", 1, mean_loss, sure, 0)
+
+
+@pytest.mark.parametrize("game_id", sorted(LEVELS))
+def test_every_game_has_a_ladder_ending_with_its_strongest_level(game_id: str) -> None:
+    levels = LEVELS[game_id]
+    names = [level.name for level in levels.levels]
+    assert len(levels.ladder) >= MIN_RUNGS and levels.ladder[-1] == levels.strongest
+    assert set(levels.ladder) <= set(names) and len(set(levels.ladder)) == len(levels.ladder)
+    think = [levels.level(name).think_ms for name in levels.ladder]
+    assert think[0] > 0 and think == sorted(think)
+    assert levels.sure_moves is not None
+
+
+@pytest.mark.parametrize("game_id", sorted(LEVELS))
+def test_every_rung_has_a_rating_within_its_interval(game_id: str) -> None:
+    levels = LEVELS[game_id]
+    for name in levels.ladder:
+        rating = levels.rating(name)
+        assert rating is not None and rating.low <= rating.value <= rating.high, name
+
+
+@pytest.mark.parametrize("game_id", sorted(LEVELS))
+def test_the_rung_nearest_a_rating(game_id: str) -> None:
+    levels = LEVELS[game_id]
+    measured = sorted((rating.value, name) for name in levels.ladder if (rating := levels.rating(name)))
+    lowest, highest = measured[0], measured[-1]
+    assert levels.rated(lowest[0]) == lowest[1]  # exactly a rung's rating
+    assert levels.rated(lowest[0] - 5_000) == lowest[1]  # below the ladder: its lowest rung
+    assert levels.rated(highest[0] + 5_000) == highest[1]  # above it: the highest
+    (a, low), (b, high) = measured[0], measured[1]
+    if a < b:
+        assert levels.rated((a + b) / 2) == low  # halfway: the lower of the two
+        assert levels.rated((a + b) / 2 + 0.01) == high
+
+
+def test_a_game_without_a_measured_ladder_says_so() -> None:
+    levels = LEVELS["kalah"]
+    unmeasured = GameLevels(
+        "no-such-game",
+        levels.levels,
+        levels.default,
+        levels.strategies,
+        levels.review_scale,
+        levels.judge,
+        levels.ladder,
+    )
+    with pytest.raises(UnknownLevel) as raised:
+        unmeasured.rated(1_000)
+    assert raised.value.field == "rating"
+
+
+# --- how a rung chooses: known numbers ---
+
+
+def test_losses_are_win_chance_against_the_best() -> None:
+    values = [math.log(3.0), 0.0]  # chances ¾ and ½
+    assert losses(_Staged(), _result(values).alternatives, PLAIN) == pytest.approx([0.0, 0.25])
+
+
+def test_a_lost_position_measures_the_losses_against_the_chance_left() -> None:
+    values = [-math.log(9.0), -math.log(19.0)]  # chances 0.1 and 0.05: half the chance left is lost
+    assert losses(_Staged(), _result(values).alternatives, PLAIN) == pytest.approx([0.0, 0.25])
+
+
+def test_no_tolerance_plays_the_best_move() -> None:
+    for seed in range(20):
+        chosen = choose(
+            _Staged(), _result([0.0, 2.0, -1.0]), _rung(0.0), PLAIN, lambda p, m: [], random.Random(seed), 1
+        )
+        assert chosen.move == 1 and chosen.value == 2.0
+
+
+def test_analysis_plays_the_first_of_the_best_moves() -> None:
+    chosen = choose(_Staged(), _result([1.0, 2.0, 2.0]), _rung(0.5), PLAIN, lambda p, m: [], None, 3)
+    assert chosen.move == 1 and [s.move for s in chosen.alternatives] == [0, 1, 2]
+
+
+def test_a_tolerance_errs_more_often_as_it_grows() -> None:
+    def worse(mean_loss: float) -> int:
+        picks = [
+            choose(_Staged(), _result([1.0, 0.0, -3.0]), _rung(mean_loss), PLAIN, lambda p, m: [], random.Random(s), 1)
+            for s in range(300)
+        ]
+        return sum(pick.move != 0 for pick in picks)
+
+    errors = [worse(loss) for loss in (0.01, 0.1, 1.0)]
+    assert errors[0] < errors[1] < errors[2]
+
+
+def test_a_rung_that_takes_sure_moves_takes_one_even_when_it_scores_worse() -> None:
+    def sure(position: object, moves: object) -> list[int]:
+        return [2]
+
+    for seed in range(20):
+        with_sure = choose(_Staged(), _result([1.0, 0.0, -1.0]), _rung(0.0, True), PLAIN, sure, random.Random(seed), 1)
+        assert with_sure.move == 2
+    assert choose(_Staged(), _result([1.0, 0.0, -1.0]), _rung(0.0), PLAIN, sure, random.Random(0), 1).move == 0
+
+
+def _positions_with_a_sure_move(game_id: str, count: int) -> list[object]:
+    """Positions of random games where the game names a sure move among the moves the search scores."""
+    levels = LEVELS[game_id]
+    found = []
+    for index in range(400):
+        rng = random.Random(index)
+        position = GAMES[game_id].new_position({}, f"sure-{index}")
+        for _ in range(rng.randrange(1, 30)):
+            if not position.to_move:
+                break
+            position = position.play(position.legal_moves_page(rng.randrange(position.legal_move_count()), 1)[0])
+        if position.to_move and levels.sure_moves is not None:
+            moves = list(position.search_moves())
+            if levels.sure_moves(position, moves) and position.legal_move_count() > 1:
+                found.append(position)
+        if len(found) == count:
+            break
+    return found
+
+
+@pytest.mark.parametrize("game_id", sorted(LEVELS))
+def test_the_rungs_that_take_sure_moves_take_them(game_id: str) -> None:
+    levels = LEVELS[game_id]
+    takes = [name for name in levels.ladder[:-1] if "does not miss" in levels.level(name).description]
+    assert takes, "a ladder's upper rungs take the game's sure moves"
+    positions = _positions_with_a_sure_move(game_id, 3)
+    assert positions, f"{game_id}: random games offer a sure move now and then"
+    assert levels.sure_moves is not None
+    for position in positions:
+        for seed in range(3):
+            answer = levels.best_move(position, takes[0], Limits(max_depth=1), seed)
+            scored = [s.move for s in answer.alternatives] + [answer.move]
+            offered = levels.sure_moves(position, scored)
+            assert not offered or answer.move in offered, (position, answer.move, offered)
+
+
+@pytest.mark.parametrize("game_id", sorted(LEVELS))
+def test_a_rung_plays_the_same_move_for_a_seed(game_id: str, path: bool) -> None:
+    levels = LEVELS[game_id]
+    position = GAMES[game_id].new_position({}, "rung")
+    for _ in range(3):
+        position = position.play(position.legal_moves_page(0, 1)[0])
+    rung = levels.ladder[len(levels.ladder) // 2]
+    small = Limits(max_nodes=2_000)  # a small node budget keeps the Python path quick; the choice is the rung's
+    first = [levels.best_move(position, rung, small, seed).move for seed in range(4)]
+    again = [levels.best_move(position, rung, small, seed).move for seed in range(4)]
+    assert first == again
+
+
+@pytest.mark.parametrize("game_id", sorted(LEVELS))
+def test_every_game_rates_a_reviews_seats_on_its_ladder(game_id: str) -> None:
+    levels = LEVELS[game_id]
+    performance = ladder.performance(game_id)
+    assert performance is not None and len(performance.ratings) == len(levels.ladder)  # every rung, counted
+    ratings = [rating.value for name in levels.ladder if (rating := levels.rating(name))]
+    perfect = ladder.performance_rating(game_id, [0.0] * 40)
+    careless = ladder.performance_rating(game_id, [0.3] * 40)
+    assert perfect is not None and careless is not None and careless.value < perfect.value
+    assert min(ratings) <= careless.value and perfect.value <= max(ratings)
+    assert ladder.performance_rating(game_id, []) is None
