@@ -50,7 +50,7 @@ STEP = @mkdir -p build && echo "make: $(1) ..." && date +%s > $(BEGAN)
 STEPPED = @echo "make: $(1): $$(( $$(date +%s) - $$(cat $(BEGAN)) )) s" && rm -f $(BEGAN)
 
 .PHONY: install browser proto run test lint format typecheck bench lock check-pythons clean examples release-contract tools stubs \
-	client-examples node-example go-example train-reversi train-strands fit-probcut fit-winchance
+	client-examples node-example go-example train-reversi train-strands fit-probcut fit-winchance fit-ladder
 
 install: $(INSTALLED) $(GENERATED) $(ENGINE) $(WHEELS) browser
 
@@ -234,6 +234,12 @@ train-strands: install
 # a quarter of the games held out. One process, about half an hour of CPU for the five games. Seeded.
 fit-winchance: install
 	$(PY) -m service.learn.winchance --scale-check 12
+
+# Measure every game's rated ladder (service/learn/ladder.py) into service/levels/data/ladder/: paired games of
+# each step of the ladder, the ratings' fit and the review's calibration; an hour or two on two cores,
+# most of it Strands' strongest level (the run prints its time). `python -m bench.ladder` prints the targets.
+fit-ladder: install
+	$(PY) -m service.learn.ladder
 
 # Record the OpenAPI document's examples again (service/api/rest/examples.json) from real answers.
 examples: install

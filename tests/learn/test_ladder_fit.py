@@ -1,0 +1,125 @@
+"""The ladder's measurement (``service/learn/ladder.py``) with known numbers: the Bradley–Terry fit on the Elo
+scale, the Wilson interval, the performance calibration, the anchors, a tiny run end to end and the pages it
+writes."""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import pytest
+
+from service.games import GAMES, LEVELS
+from service.learn import ladder as fit_ladder
+from service.learn.ladder import Result, anchor_move, calibrate, fit, page_section, wilson
+from service.levels import ladder
+
+
+def _games(a: str, b: str, wins: float, count: int) -> list[Result]:
+    """``count`` games of ``a`` against ``b``, ``a`` scoring ``wins`` (halves are draws)."""
+    out = []
+    whole, half = int(wins), wins - int(wins)
+    for k in range(count):
+        score = 1.0 if k < whole else 0.5 if (k == whole and half) else 0.0
+        out.append(Result(a, b, score, "", (), (0.0, 0.0), (0, 0)))
+    return out
+
+
+def test_three_to_one_is_191_points() -> None:
+    # 74.5 of 99 and the virtual draw: 75 of 100, odds 3:1, so 400·log10(3) = 190.85 points; the standard error is
+    # that of a share 0.75 over 100 games on the logit, 1/sqrt(100·0.75·0.25), in Elo points.
+    fitted = fit(_games("strong", "random", 74.5, 99))
+    rating, error = fitted["strong"]
+    assert rating == pytest.approx(400 * math.log10(3), abs=1e-6)
+    assert error == pytest.approx(fit_ladder.ELO / math.sqrt(100 * 0.75 * 0.25), rel=1e-6)
+    assert fitted["random"] == (0.0, 0.0)
+
+
+def test_a_chain_of_even_steps_adds_up() -> None:
+    results = _games("a", "random", 74.5, 99) + _games("b", "a", 74.5, 99)
+    fitted = fit(results)
+    assert fitted["b"][0] == pytest.approx(2 * 400 * math.log10(3), abs=1e-6)
+    assert fitted["b"][1] > fitted["a"][1]  # further from the anchor, less certain
+
+
+def test_a_pair_that_never_lost_stays_finite() -> None:
+    assert math.isfinite(fit(_games("perfect", "random", 50, 50))["perfect"][0])
+
+
+def test_wilson_interval() -> None:
+    assert wilson(0.5, 100) == (0.4038, 0.5962)
+    assert wilson(1.0, 20) == (0.8389, 1.0)
+
+
+def test_calibration_counts_each_rungs_moves_by_band() -> None:
+    rows = [("r1", [0.0, 0.3, 0.01]), ("r1", [0.5]), ("r2", [0.0, 0.0]), ("greedy", [0.9])]
+    found = calibrate(rows, ["r1", "r2"])
+    assert found["bands"] == list(ladder.LOSS_BANDS)
+    assert found["counts"] == {"r1": [1, 0, 1, 0, 0, 0, 2], "r2": [2, 0, 0, 0, 0, 0, 0]}
+    assert found["seats"] == {"r1": 2, "r2": 1}
+
+
+def test_a_performance_rating_weighs_the_rungs_by_the_moves() -> None:
+    # Two rungs, 1:1 odds per band on "none" and a 4:1 tilt on "more": one blunder-free move puts the weight
+    # on the careful rung in proportion 4:1 (after the counts' prior of one a band).
+    careful = [math.log(p) for p in (0.7, 0.05, 0.05, 0.05, 0.05, 0.05, 0.05)]
+    careless = [math.log(p) for p in (0.35, 0.05, 0.05, 0.05, 0.05, 0.05, 0.4)]
+    performance = ladder.Performance((1000.0, 0.0), (tuple(careful), tuple(careless)))
+    one = performance.rating([0.0])
+    assert one.value == pytest.approx(1000.0 * 2 / 3, abs=0.1)  # 0.7 : 0.35
+    assert (one.low, one.high) == (0.0, 1000.0)  # one move: either rung
+    many = performance.rating([0.0] * 30)
+    assert many.value == pytest.approx(1000.0, abs=0.1) and many.low == many.high == 1000.0
+    blunders = performance.rating([0.5] * 10)
+    assert blunders.value == pytest.approx(0.0, abs=0.1)
+    assert ladder.band(0.0) == 0 and ladder.band(0.005) == 1 and ladder.band(0.0051) == 2 and ladder.band(0.9) == 6
+
+
+@pytest.mark.parametrize("game_id", sorted(GAMES))
+def test_greedy_leaves_the_best_score_margin(game_id: str) -> None:
+    import random
+
+    position = GAMES[game_id].new_position({}, "greedy")
+    seat = position.to_move
+
+    def margin(move: object) -> int:
+        scores = position.play(move).scores()
+        return scores[seat - 1] - scores[2 - seat]
+
+    best = max(margin(move) for move in position.search_moves())
+    for seed in range(4):
+        assert margin(anchor_move("greedy", position, random.Random(seed))) == best
+        assert anchor_move("random", position, random.Random(seed)) is not None
+
+
+def _tiny_run(out: Path, reviewed: int) -> dict:
+    args = ["--games", "kalah", "--pairs", "1", "--reviewed", str(reviewed), "--workers", "1", "--out-dir", str(out)]
+    assert fit_ladder.main(args) == 0
+    return json.loads((out / "kalah.json").read_text())
+
+
+def test_a_tiny_run_writes_every_rung_and_its_page(tmp_path: Path) -> None:
+    record = _tiny_run(tmp_path, 0)
+    levels = LEVELS["kalah"]
+    assert set(levels.ladder) | {"random", "greedy"} <= set(record["ratings"])
+    assert record["ratings"]["random"]["rating"] == 0.0
+    steps = len(levels.ladder) - 1
+    assert [row["high"] for row in record["pairs"][4 : 4 + steps]] == list(levels.ladder[1:])
+    assert all(row["games"] == 2 for row in record["pairs"][: 4 + steps])
+    assert record["performance"] is None  # nothing reviewed
+    section = page_section(record)
+    assert all(f"| `{name}` |" in section for name in levels.ladder)
+
+
+@pytest.mark.slow  # the judge searches every position of 7 games: minutes on a busy box
+def test_a_tiny_run_calibrates_the_performance_rating(tmp_path: Path) -> None:
+    performance = _tiny_run(tmp_path, 1)["performance"]
+    assert sum(performance["seats"].values()) > 2 and performance["reviewed_games"] == len(LEVELS["kalah"].ladder) - 1
+
+
+@pytest.mark.parametrize("game_id", sorted(LEVELS))
+def test_each_games_page_shows_its_shipped_ladder(game_id: str) -> None:
+    record = json.loads(ladder.path_of(game_id).read_text())
+    page = (fit_ladder.PAGES / f"{game_id}.md").read_text()
+    assert page_section(record) in page, f"run python -m service.learn.ladder --pages --games {game_id}"
