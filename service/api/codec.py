@@ -158,8 +158,18 @@ def encode_game(game: Game, levels: GameLevels) -> pb.Game:
         if spec.maximum is not None:
             option.maximum = spec.maximum
         json_format.ParseDict(spec.default, option.default_value)
+    rungs = {name: place for place, name in enumerate(levels.ladder, start=1)}
     for level in levels.levels:
-        message.levels.add(name=level.name, description=level.description, limits=encode_limits(level.limits))
+        listed = message.levels.add(
+            name=level.name,
+            description=level.description,
+            limits=encode_limits(level.limits),
+            think_ms=level.think_ms,
+            rung=rungs.get(level.name, 0),
+        )
+        rating = levels.rating(level.name)
+        if rating is not None:  # measured: the old names too, placed on the ladder's scale
+            listed.rating, listed.rating_low, listed.rating_high = rating.value, rating.low, rating.high
     return message
 
 

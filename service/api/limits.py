@@ -12,6 +12,10 @@ MAX_TOP_N = 64
 MAX_SEED_CHARS = 1024
 MAX_LEVEL_CHARS = 64  # longer than any level name
 MAX_PAGE_TOKEN_CHARS = 64  # longer than any page token
+# A best move's ``rating``, on the game's ladder scale (the uniform random mover is 0): wide enough for every
+# game's ladder, beyond which a number is a mistake rather than a wish for the weakest or the strongest rung.
+MIN_RATING = -1000
+MAX_RATING = 4000
 # RenderPosition (``service/render`` draws with the same bounds; a test holds them equal). A board image's
 # request is a URL: these keep the longest one the document allows well under the HTTP server's 64 KB.
 MIN_IMAGE_SIZE = 64  # pixels wide; 0 asks for the default

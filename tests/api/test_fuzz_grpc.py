@@ -24,6 +24,7 @@ from hypothesis import strategies as st
 from gamerules.v1 import gamerules_pb2 as pb
 from gamerules.v1 import gamerules_pb2_grpc as pb_grpc
 from service.api import codec
+from service.api.limits import MAX_RATING, MIN_RATING
 from service.api.rpc.server import SERVICE, ServerConfig, create_server
 from service.api.rpc.servicer import ServiceConfig
 from service.games import GAMES
@@ -215,6 +216,10 @@ def _coherent(draw: st.DrawFn, method: descriptor.MethodDescriptor) -> Message:
     if "level" in fields:
         game_levels = [level.name for level in GAME_LEVELS[sample.game].levels]
         request.level = draw(st.sampled_from(["", *game_levels]) | texts)
+    if "rating" in fields and draw(st.booleans()):  # a bot by rating: mostly in the range, alone or beside a level
+        request.rating = draw(st.integers(MIN_RATING - 100, MAX_RATING + 100) | st.integers(-(2**31), 2**31 - 1))
+        if draw(st.booleans()):
+            request.ClearField("level")
     if "limits" in fields and draw(st.booleans()):
         small = st.integers(-1, 6)
         request.limits.CopyFrom(pb.SearchLimits(max_time_ms=draw(small) * 20, max_depth=draw(small)))

@@ -40,6 +40,15 @@ def test_parse_error_fields():
         parse_error_field("Failed to parse position field: Failed to parse notation field: bad.") == "position.notation"
     )
     assert parse_error_field('Message type "X" has no field named "pageSizes" at "X".') == "page_sizes"
+    # An optional field's error names only its place (the message's name first).
+    assert parse_error_field("Couldn't parse integer: 1.5 at BestMoveRequest.rating") == "rating"
+    assert parse_error_field("Expected true or false without quotes at RenderPositionRequest.coordinates") == (
+        "coordinates"
+    )
+    deep = (
+        "Failed to parse limits field: Failed to parse maxDepth field: Couldn't parse integer: 1.5 at X.limits.maxDepth"
+    )
+    assert parse_error_field(deep) == "limits.max_depth"
 
 
 def test_games_and_the_done_when_walkthrough(gateway_url):

@@ -6,6 +6,7 @@ itself, and every game's SVG loaded as an image. Screenshots go to build/playgro
 from __future__ import annotations
 
 import json
+import math
 import os
 import shutil
 import subprocess
@@ -373,6 +374,11 @@ def test_the_game_just_played_is_reviewed_charted_and_each_ply_shows_its_board(b
     assert [seat.get_attribute("data-seat") for seat in seats] == ["1", "2"]
     summary = results[-1]["summary"]["seats"]
     assert [seat.get_attribute("data-accuracy") for seat in seats] == [str(s.get("accuracy", "")) for s in summary]
+    # Each seat's performance rating with its interval, as the service gave it (none where it gave none).
+    for seat, given in zip(seats, summary, strict=True):
+        shown = [seat.get_attribute(f"data-{name}") for name in ("rating", "rating-low", "rating-high")]
+        assert shown == [str(given.get(key, "")) for key in ("rating", "ratingLow", "ratingHigh")]
+        assert ("performance rating about" in seat.text) == ("rating" in given)
     assert "by the judge" in browser.find_element("id", "review-status").text
     browser.save_screenshot(str(SCREENSHOTS / "reversi-review.png"))
     # Moves pasted in are reviewed from the position's start instead.
@@ -381,3 +387,62 @@ def test_the_game_just_played_is_reviewed_charted_and_each_ply_shows_its_board(b
     browser.find_element("id", "review").click()
     wait(browser, lambda: browser.execute_script(done), "the review of the pasted moves")
     assert len(browser.find_elements("css selector", "#review-plies li")) == 2
+
+
+def test_the_bot_is_picked_by_rating(browser, gateway_url):
+    """The picker lists the ladder's rungs by rating, weakest first ("about 1350 (ladder-5)"), then the other levels;
+    a rung is asked for by its rating, and the service's answer names the rung that played."""
+    from selenium.webdriver.support.ui import Select
+
+    from service.games import LEVELS
+
+    game = "kalah"
+    levels = LEVELS[game]
+    page(browser, gateway_url)
+    Select(browser.find_element("id", "game")).select_by_value(game)
+    wait(browser, lambda: browser.find_elements("css selector", f"#board[data-game='{game}'] svg"), "the board")
+    options = browser.execute_script(
+        """
+        return [...document.querySelectorAll('#level optgroup')].map((group) => [group.label,
+          [...group.querySelectorAll('option')].map((o) => [o.value, o.textContent, o.dataset.rating ?? null])]);
+        """
+    )
+    groups = dict((label, items) for label, items in options)
+    rungs = groups["Rated ladder"]
+    rated = {name: found for name in levels.ladder if (found := levels.rating(name)) is not None}
+    if not rated:  # not measured yet: the rungs in ladder order, said to be unrated, asked for by name
+        assert [value for value, _, _ in rungs] == list(levels.ladder)
+        assert all(text == f"{value} (not rated yet)" and rating is None for value, text, rating in rungs)
+        pytest.skip(f"{game}'s ladder is not measured: nothing is picked by rating")
+    assert sorted(value for value, _, _ in rungs) == sorted(levels.ladder)
+    assert [rated[value].value for value, _, _ in rungs] == sorted(found.value for found in rated.values())
+    for value, text, rating in rungs:
+        # Asked by its rating, unless that whole number would choose another rung (then by its name).
+        whole = math.floor(rated[value].value + 0.5)  # as the page rounds (Math.round: halves up)
+        assert text == f"about {whole} ({value})"
+        assert rating == (str(whole) if levels.rated(whole) == value else None)
+    # The other levels by name (with their rating where measured), never by rating: it would choose a rung.
+    off_ladder = [level.name for level in levels.levels if level.name not in levels.ladder]
+    assert [value for value, _, _ in groups["Other levels"]] == off_ladder
+    assert all(rating is None for _, _, rating in groups["Other levels"])
+
+    # The weakest rung plays the first move; the page asks by its rating, and shows the rung that answered.
+    weakest, _, rating = rungs[0]
+    browser.execute_script(
+        """
+        window.sent = [];
+        const original = window.fetch;
+        window.fetch = (url, init) => {
+          if (String(url).endsWith(':analyze')) window.sent.push(JSON.parse(init.body));
+          return original(url, init);
+        };
+        """
+    )
+    set_up(browser, game, "service", "human", think=0)
+    Select(browser.find_element("id", "level")).select_by_value(weakest)
+    browser.find_element("id", "new-game").click()
+    played = "return document.getElementById('thinking').dataset.level || null"
+    assert wait(browser, lambda: browser.execute_script(played), "the service's move") == weakest
+    sent = browser.execute_script("return window.sent")
+    assert sent and sent[-1]["rating"] == int(rating) and "level" not in sent[-1]
+    assert browser.find_element("id", "thinking").text.endswith(f"({weakest})")

@@ -7,6 +7,7 @@ import io
 import json
 import os
 import random
+import re
 import shlex
 import subprocess
 import sys
@@ -32,7 +33,8 @@ def test_games(grpc_address):
     assert code == 0
     for game_id in GAMES:
         assert out.count(f"{game_id}: ") == 1
-    assert "option size (int 4..16) = 8" in out and "expert (default)" in out
+    # The default level is marked (beside its measured rating, where it has one).
+    assert "option size (int 4..16) = 8" in out and re.search(r"expert \((-?\d+, )?default\)", out)
     code, out = run(grpc_address, "games", "reversi")
     assert code == 0 and "move notation:" in out and "Board side" in out
 

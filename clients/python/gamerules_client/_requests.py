@@ -56,7 +56,9 @@ def search(
     seed: str,
     top_n: int,
     purpose: str = "",
+    rating: int | None = None,
 ) -> _Search:
+    """``rating`` None: not sent (the server then plays ``level``); a number, even 0, is sent."""
     return message(
         game=nt.game_name(game),
         position=nt.position(position),
@@ -65,6 +67,7 @@ def search(
         seed=seed,
         top_n=top_n,
         purpose=purpose,
+        rating=rating,
     )
 
 

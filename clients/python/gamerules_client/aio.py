@@ -181,12 +181,15 @@ class AsyncGameRulesClient:
         seed: str = "",
         top_n: int = 0,
         purpose: str = "",
+        rating: int | None = None,
         timeout: float | None = None,
     ) -> pb.BestMoveResponse:
         """A move at ``level`` (empty: the game's default) or within the limits, with value, exactness, depth,
         nodes, principal variation and ``top_n`` scored alternatives (best first); ``purpose`` ``"analysis"`` asks for
-        the strongest move without the level's seeded variety (empty: ``"play"``). The deadline defaults to
-        ``best_move_timeout`` (longer when ``max_time_ms`` asks for more); the server answers before it."""
+        the strongest move without the level's seeded variety (empty: ``"play"``). ``rating`` (instead of a
+        ``level``) asks for the rung of the game's rated ladder nearest it; the answer's ``level`` names it. The
+        deadline defaults to ``best_move_timeout`` (longer when ``max_time_ms`` asks for more); the server answers
+        before it."""
         request = rq.search(
             pb.BestMoveRequest,
             game,
@@ -198,6 +201,7 @@ class AsyncGameRulesClient:
             seed=seed,
             top_n=top_n,
             purpose=purpose,
+            rating=rating,
         )
         timeout = rq.search_timeout(timeout, self.best_move_timeout, max_time_ms)
         deadline = time.monotonic() + timeout
@@ -227,10 +231,12 @@ class AsyncGameRulesClient:
         seed: str = "",
         top_n: int = 0,
         purpose: str = "",
+        rating: int | None = None,
         timeout: float | None = None,
     ) -> AsyncIterator[pb.AnalyzePositionResponse]:
         """BestMove's search as it deepens: one message per completed iteration, then the final answer
-        (``final`` true). Stop reading early (or close the iterator) and the search stops too."""
+        (``final`` true); ``rating`` as in ``best_move``. Stop reading early (or close the iterator) and the search
+        stops too."""
         request = rq.search(
             pb.AnalyzePositionRequest,
             game,
@@ -242,6 +248,7 @@ class AsyncGameRulesClient:
             seed=seed,
             top_n=top_n,
             purpose=purpose,
+            rating=rating,
         )
         timeout = rq.search_timeout(timeout, self.best_move_timeout, max_time_ms)
         # aclosing: closing this generator early closes the stream's too, which cancels the call at once.

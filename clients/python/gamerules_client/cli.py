@@ -7,6 +7,7 @@
     gamerules moves kalah start                 # the legal moves ("start" = the default start position)
     gamerules apply reversi start d3 c5         # play moves, print what happened and the board
     gamerules best strands "<notation>" --level hard --top 3
+    gamerules best kalah start --rating 600 --purpose play    # the rung of the rated ladder nearest 600
     gamerules review reversi start f5 d6 c3 d3  # every move judged, then each side's accuracy
     gamerules play dots-and-boxes --level easy  # you against the service (you are seat 1)
     gamerules play petak-sawah --auto           # the service against itself
@@ -133,11 +134,13 @@ class Cli:
                 self.say(f"  option {option.name} ({option.type}{bounds}{choices}) = {default}")
                 if args.game:
                     self.say(f"      {option.description}")
-            levels = ", ".join(
-                level.name + (" (default)" if level.name == described.default_level else "")
-                for level in described.levels
-            )
-            self.say(f"  levels: {levels}")
+            if args.game:
+                for level in described.levels:
+                    self.say(f"  level {_level_line(level, described.default_level)}")
+                    self.say(f"      {level.description}")
+            else:
+                levels = ", ".join(_level_name(level, described.default_level) for level in described.levels)
+                self.say(f"  levels: {levels}")
         return 0
 
     def cmd_new(self, args: argparse.Namespace) -> int:
@@ -212,6 +215,7 @@ class Cli:
             seed=args.seed,
             top_n=args.top,
             purpose=args.purpose,
+            rating=args.rating,
         )
         if self.as_json:
             self.json(answer)
@@ -289,7 +293,11 @@ class Cli:
                 self.say(f"seed: {started.seed} (play the same start again with --seed {started.seed})")
         human = 0 if args.auto else args.seat
         who = "the service plays both seats" if not human else f"you are {self.seat(game, human)}"
-        self.say(f"{described.title}: {who}; the service plays at level {level}")
+        if args.rating is not None:  # the server chooses the rung (and refuses a --level given too)
+            self.say(f"{described.title}: {who}; the service plays the rung of its ladder nearest {args.rating}")
+            level = args.level
+        else:
+            self.say(f"{described.title}: {who}; the service plays at level {level}")
         if human:
             self.say("type a move, or: moves, hint, board, quit")
         played: list[str] = []
@@ -304,14 +312,15 @@ class Cli:
                 return 0
             if human and turn.to_move == human:
                 try:
-                    step = self._human_turn(game, position, level, stdin)
+                    step = self._human_turn(game, position, level, args.rating, stdin)
                 except _Quit:
                     self.say(f"game left after {len(played)} moves; position: {position.notation}")
                     return 0
             else:
-                best = self.client.best_move(game, position, level, seed=f"{args.seed}:{ply}")
+                best = self.client.best_move(game, position, level, seed=f"{args.seed}:{ply}", rating=args.rating)
+                level_note = f" ({best.level})" if args.rating is not None else ""
                 step = self.client.apply_move(game, position, best.move)
-                self.say(f"{self.seat(game, turn.to_move, nt.fields(position))} plays {step.move.notation}")
+                self.say(f"{self.seat(game, turn.to_move, nt.fields(position))} plays {step.move.notation}{level_note}")
             for event in step.events:
                 if event.detail:
                     self.say(f"  {event.detail}")
@@ -320,7 +329,9 @@ class Cli:
         self.say("stopped: the game ran longer than any game of these rules can")
         return 1
 
-    def _human_turn(self, game: str, position: pb.Position, level: str, stdin: TextIO) -> pb.ApplyMoveResponse:
+    def _human_turn(
+        self, game: str, position: pb.Position, level: str, rating: int | None, stdin: TextIO
+    ) -> pb.ApplyMoveResponse:
         while True:
             self.out.write("your move> ")
             self.out.flush()
@@ -343,7 +354,7 @@ class Cli:
                 self.say("other commands: hint, board, quit")
                 continue
             if text == "hint":
-                hint = self.client.best_move(game, position, level, purpose="analysis")
+                hint = self.client.best_move(game, position, level, purpose="analysis", rating=rating)
                 self.say(f"hint: {hint.move.notation} (value {hint.value:+g})")
                 continue
             if text == "board":
@@ -431,6 +442,13 @@ def build_parser() -> argparse.ArgumentParser:
     apply.add_argument("moves", nargs="+", metavar="MOVE")
     best = with_position("best", "the service's best move")
     best.add_argument("--level", default="", help="a level of the game (see `gamerules games GAME`)")
+    best.add_argument(
+        "--rating",
+        type=int,
+        default=None,
+        metavar="N",
+        help="instead of --level: the rung of the game's rated ladder nearest this rating (see `gamerules games GAME`)",
+    )
     best.add_argument("--max-time-ms", type=int, default=0)
     best.add_argument("--max-depth", type=int, default=0)
     best.add_argument("--max-nodes", type=int, default=0)
@@ -463,6 +481,9 @@ def build_parser() -> argparse.ArgumentParser:
     play = add_command("play", help="play a whole game against the service")
     play.add_argument("game")
     play.add_argument("--level", default="", help="the service's level (default: the game's default level)")
+    play.add_argument(
+        "--rating", type=int, default=None, metavar="N", help="instead of --level: the rung nearest this rating"
+    )
     play.add_argument("--seat", type=int, choices=(1, 2), default=1, help="your seat (default 1)")
     play.add_argument("--auto", action="store_true", help="the service plays both seats")
     play.add_argument("-o", "--option", action="append", default=[], metavar="NAME=VALUE", help="a game option")
@@ -491,6 +512,31 @@ def _ply_line(ply: pb.PlyReview) -> str:
     return line
 
 
+def _rating(rating: float) -> str:
+    """A rating as a person reads it: a whole number."""
+    return f"{rating:.0f}"
+
+
+def _level_name(level: pb.GameLevel, default: str) -> str:
+    """``ladder-5 (1350)``: a level's name with its measured rating, and whether it is the default."""
+    notes = [_rating(level.rating)] if level.HasField("rating") else []
+    if level.name == default:
+        notes.append("default")
+    return level.name + (f" ({', '.join(notes)})" if notes else "")
+
+
+def _level_line(level: pb.GameLevel, default: str) -> str:
+    """A level's line in a game's description: its rating with the interval, its rung, its think-time hint."""
+    parts = [level.name + (" (default)" if level.name == default else "")]
+    if level.HasField("rating"):
+        parts.append(f"rating {_rating(level.rating)} ({_rating(level.rating_low)} to {_rating(level.rating_high)})")
+    if level.rung:
+        parts.append(f"rung {level.rung}")
+    if level.think_ms:
+        parts.append(f"think {level.think_ms} ms")
+    return ", ".join(parts)
+
+
 def _chance(answer: pb.BestMoveResponse | pb.ScoredMove) -> str:
     """A value's win chance, as a short note (empty when the answer has none)."""
     return f", win chance {answer.win_chance:.0%}" if answer.HasField("win_chance") else ""
@@ -505,6 +551,11 @@ def _summary_lines(summary: pb.ReviewSummary) -> list[str]:
     for seat in summary.seats:
         counts = ", ".join(f"{count} {name}" for name, count in json_format.MessageToDict(seat.counts).items() if count)
         accuracy = f"accuracy {seat.accuracy:.1f}" if seat.HasField("accuracy") else "no move judged"
+        if seat.HasField("rating"):
+            accuracy += (
+                f", performance rating {_rating(seat.rating)} "
+                f"({_rating(seat.rating_low)} to {_rating(seat.rating_high)})"
+            )
         lines.append(
             f"seat {seat.seat}: {accuracy}, mean loss {seat.mean_loss:.2f} "
             f"({seat.mean_win_chance_loss:.1%} of win chance) over {seat.moves} moves"

@@ -189,11 +189,19 @@ def rpc_error_answer(error: grpc.RpcError) -> tuple[status_pb2.Status, dict[str,
 
 
 def parse_error_field(message: str) -> str:
-    """The field a protobuf JSON ParseError is about, in snake_case dotted form (best effort)."""
+    """The field a protobuf JSON ParseError is about, in snake_case dotted form (best effort). An ``optional``
+    field's error says only where it was (``Couldn't parse integer: 1.5 at BestMoveRequest.rating``): that place,
+    less the message's name, where it goes further than the ``Failed to parse`` chain."""
     path = [protojson.snake_case(name) for name in re.findall(r"Failed to parse (\w+) field", message)]
     unknown = re.search(r'has no field named "([^"]+)"', message)
     if unknown:
         path.append(protojson.snake_case(unknown.group(1)))
+        return ".".join(path)
+    at = re.search(r" at \w+((?:\.\w+)+)", message)
+    if at:
+        where = [protojson.snake_case(name) for name in at.group(1).split(".")[1:]]
+        if len(where) > len(path) and where[: len(path)] == path:
+            path = where
     return ".".join(path)
 
 

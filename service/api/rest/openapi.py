@@ -49,9 +49,11 @@ from service.api.limits import (
     MAX_NOTATION,
     MAX_PAGE_TOKEN_CHARS,
     MAX_QUERY_CHARS,
+    MAX_RATING,
     MAX_SEED_CHARS,
     MAX_TOP_N,
     MIN_IMAGE_SIZE,
+    MIN_RATING,
 )
 from service.api.required import behaviors
 from service.api.rest import examples
@@ -100,10 +102,14 @@ FIELD_SCHEMAS: dict[str, dict[str, Any]] = {
     "gamerules.v1.BestMoveRequest.seed": {"maxLength": MAX_SEED_CHARS},
     "gamerules.v1.BestMoveRequest.top_n": {"minimum": 0, "maximum": MAX_TOP_N},
     "gamerules.v1.BestMoveRequest.purpose": {"enum": ["", *PURPOSES]},
+    "gamerules.v1.BestMoveRequest.rating": {"minimum": MIN_RATING, "maximum": MAX_RATING},
     "gamerules.v1.AnalyzePositionRequest.level": {"maxLength": MAX_LEVEL_CHARS},
     "gamerules.v1.AnalyzePositionRequest.seed": {"maxLength": MAX_SEED_CHARS},
     "gamerules.v1.AnalyzePositionRequest.top_n": {"minimum": 0, "maximum": MAX_TOP_N},
     "gamerules.v1.AnalyzePositionRequest.purpose": {"enum": ["", *PURPOSES]},
+    "gamerules.v1.AnalyzePositionRequest.rating": {"minimum": MIN_RATING, "maximum": MAX_RATING},
+    "gamerules.v1.GameLevel.think_ms": {"minimum": 0},
+    "gamerules.v1.GameLevel.rung": {"minimum": 0},
     "gamerules.v1.ReviewGameRequest.moves": {"minItems": 1, "maxItems": MAX_MOVES_PER_CALL},
     "gamerules.v1.ReviewGameRequest.level": {"maxLength": MAX_LEVEL_CHARS},
     "gamerules.v1.ReviewGameRequest.seed": {"maxLength": MAX_SEED_CHARS},

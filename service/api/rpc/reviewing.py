@@ -1,8 +1,10 @@
 """ReviewGame's request and answers in protobuf: the game's positions from its start and moves, checked before any
-search, and each ``service.levels.review`` item as its message. The servicer runs the searches."""
+search, each ``service.levels.review`` item as its message, and each seat's performance rating on the game's
+ladder scale (``service.levels.ladder``). The servicer runs the searches."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from gamerules.v1 import gamerules_pb2 as pb
@@ -11,7 +13,9 @@ from service.api import codec
 from service.api.errors import from_rules_error, invalid
 from service.api.limits import MAX_MOVES_PER_CALL, MAX_SEED_CHARS
 from service.core.contract import Game
+from service.levels import ladder
 from service.levels.judge import ReviewPlan
+from service.levels.ladder import Rating
 from service.levels.review import (
     BEST,
     BLUNDER,
@@ -102,10 +106,24 @@ def encode_plan(plan: ReviewPlan) -> pb.ReviewGameResponse:
     return pb.ReviewGameResponse(plan=message)
 
 
-def encode_summary(summary: ReviewSummary, level: str, elapsed_ms: float) -> pb.ReviewGameResponse:
+def seat_ratings(game: Game, plies: Sequence[PlyReview], summary: ReviewSummary) -> dict[int, Rating | None]:
+    """Each seat's performance rating (``ladder.performance_rating``) from the win-chance losses of its judged moves
+    that had a choice, the moves its accuracy reads: the reviewed plies that were not forced."""
+    rated: dict[int, Rating | None] = {}
+    for seat in summary.seats:
+        losses = [ply.chance_loss for ply in plies if ply.seat == seat.seat and ply.reviewed and not ply.forced]
+        rated[seat.seat] = ladder.performance_rating(game.id, losses)
+    return rated
+
+
+def encode_summary(
+    summary: ReviewSummary, level: str, elapsed_ms: float, ratings: Mapping[int, Rating | None] | None = None
+) -> pb.ReviewGameResponse:
+    """The summary, each seat with its performance rating from ``ratings`` (by seat; absent: none)."""
     seats = []
     for seat in summary.seats:
         counts = seat.counts
+        rating = (ratings or {}).get(seat.seat)
         seats.append(
             pb.SeatReview(
                 seat=seat.seat,
@@ -121,6 +139,9 @@ def encode_summary(summary: ReviewSummary, level: str, elapsed_ms: float) -> pb.
                 ),
                 mean_loss=seat.mean_loss,
                 moves=seat.moves,
+                rating=None if rating is None else rating.value,
+                rating_low=None if rating is None else rating.low,
+                rating_high=None if rating is None else rating.high,
             )
         )
     return pb.ReviewGameResponse(

@@ -40,8 +40,10 @@ from service.api.limits import (
     MAX_MOVES_PER_CALL,
     MAX_PAGE_SIZE,
     MAX_PAGE_TOKEN_CHARS,
+    MAX_RATING,
     MAX_SEED_CHARS,
     MAX_TOP_N,
+    MIN_RATING,
 )
 from service.api.required import check_required
 from service.api.rpc import reviewing, searches
@@ -142,6 +144,7 @@ class _Search:
     game: Game
     position: core.Position
     request: pb.BestMoveRequest
+    level: str  # the level that searches: the one asked, or the rung a rating chose ("": the game's default)
     limits: core.Limits | None  # the caller's, as asked (the level's Budget caps the time)
     top_n: int
     purpose: core.Purpose
@@ -385,11 +388,28 @@ class GameRulesServicer(pb_grpc.GameRulesServicer):
             raise invalid("seed", f"is {len(request.seed)} characters long; at most {MAX_SEED_CHARS}")
         if len(request.level) > MAX_LEVEL_CHARS:
             raise invalid("level", "is longer than any level name", "UNKNOWN_LEVEL")
+        level = self._rated(game, request) if request.HasField("rating") else request.level
         if position.outcome() is not None:
             raise from_rules_error(core.GameOverError("the game is over: there is no move to choose"), "position")
 
         stop = self._call_stop(context, started)
-        return _Search(game, position, request, limits, top_n, purpose, stop, self._caller(context))
+        return _Search(game, position, request, level, limits, top_n, purpose, stop, self._caller(context))
+
+    def _rated(self, game: Game, request: pb.BestMoveRequest) -> str:
+        """The rung of the game's ladder a request's ``rating`` chooses (``GameLevels.rated``: the nearest measured
+        rung, the lower of two as near)."""
+        if request.level:
+            raise invalid("rating", f"give a level or a rating, not both (level {request.level!r} was given too)")
+        if not MIN_RATING <= request.rating <= MAX_RATING:
+            raise invalid(
+                "rating",
+                f"must be {MIN_RATING} to {MAX_RATING} on the game's ladder scale (the random mover is 0), "
+                f"got {request.rating}; GetGame lists each rung's rating",
+            )
+        try:
+            return self._levels[game.id].rated(request.rating)
+        except core.UnknownLevel as error:
+            raise from_rules_error(error, "rating", text=True) from None
 
     def _call_stop(self, context: grpc.ServicerContext, started: float) -> _CallStop:
         """When a search that starts now must stop: in time for its answer to reach the caller before the
@@ -423,7 +443,7 @@ class GameRulesServicer(pb_grpc.GameRulesServicer):
         job = searches.SearchJob(
             game.id,
             search.position.to_notation(),
-            request.level or None,
+            search.level or None,
             search.limits,
             seeded_int(request.seed),
             search.top_n,
@@ -449,7 +469,7 @@ class GameRulesServicer(pb_grpc.GameRulesServicer):
         except core.RulesError as error:
             raise from_rules_error(error, "position") from None
         if self._observe_search is not None:
-            self._observe_search(game.id, request.level or self._levels[game.id].default, result)
+            self._observe_search(game.id, search.level or self._levels[game.id].default, result)
         if not search.stop.active():
             result.stop_reason = "cancelled"
         return result
@@ -488,7 +508,7 @@ class GameRulesServicer(pb_grpc.GameRulesServicer):
                 )
                 for scored in result.alternatives
             ],
-            level=search.request.level or self._levels[game.id].default,
+            level=search.level or self._levels[game.id].default,
             win_chance=codec.encode_chance(chances.chance(result.value, stage, result.exact)),
         )
 
@@ -575,15 +595,18 @@ class GameRulesServicer(pb_grpc.GameRulesServicer):
             if stop.end - time.monotonic() < searches.MIN_SEARCH_S or not stop.active():
                 return None
             limits = shares.next(stop.end)
-            return self._run(_Search(game, position, asked, limits, 1, "analysis", stop, caller))
+            return self._run(_Search(game, position, asked, plan.level, limits, 1, "analysis", stop, caller))
 
         yield reviewing.encode_plan(plan)
         judged = review(played.positions, played.moves, levels.review_scale, search, levels.win_chance)
+        plies: list[PlyReview] = []
         for item in judged:
             if isinstance(item, PlyReview):
+                plies.append(item)
                 message = reviewing.encode_ply(game, played, item)
             else:
-                message = reviewing.encode_summary(item, plan.level, (time.monotonic() - started) * 1000)
+                ratings = reviewing.seat_ratings(game, plies, item)
+                message = reviewing.encode_summary(item, plan.level, (time.monotonic() - started) * 1000, ratings)
             sending = time.monotonic()
             yield message
             tail.sent(time.monotonic() - sending)

@@ -76,7 +76,63 @@ function showOptions(game) {
     label.append(spec.name.replaceAll("_", " "), input);
     box.append(label);
   }
-  fill($("level"), game.levels.map((level) => [level.name, `${level.name}: ${level.description}`]), game.defaultLevel);
+  showLevels(game);
+}
+
+// The bot picker: the rungs of the game's rated ladder by rating, weakest first ("about 1350 (ladder-5)"), then the
+// other levels by name. A rung's option carries its rating: the service is asked by `rating` and names the rung.
+function showLevels(game) {
+  const rated = (level) => level.rating !== undefined;
+  const rungs = game.levels.filter((level) => level.rung).sort((a, b) =>
+    rated(a) && rated(b) ? a.rating - b.rating || a.rung - b.rung : a.rung - b.rung);
+  const others = game.levels.filter((level) => !level.rung);
+  const option = (level, text) => {
+    const item = document.createElement("option");
+    item.value = level.name;
+    item.textContent = text;
+    item.title = level.description;
+    item.selected = level.name === game.defaultLevel;
+    // Asked by its rating where that whole number chooses this very rung (two rungs a fraction apart: by name).
+    if (level.rung && rated(level) && nearestRung(rungs, Math.round(level.rating)) === level) {
+      item.dataset.rating = String(Math.round(level.rating));
+    }
+    if (level.rung) item.dataset.rung = String(level.rung);
+    return item;
+  };
+  const group = (label, items) => {
+    const element = document.createElement("optgroup");
+    element.label = label;
+    element.append(...items);
+    return element;
+  };
+  const groups = [];
+  if (rungs.length) {
+    groups.push(group("Rated ladder", rungs.map((level) =>
+      option(level, rated(level) ? `about ${Math.round(level.rating)} (${level.name})` : `${level.name} (not rated yet)`))));
+  }
+  groups.push(group(rungs.length ? "Other levels" : "Levels", others.map((level) =>
+    option(level, `${level.name}${rated(level) ? ` (about ${Math.round(level.rating)})` : ""}: ${level.description}`))));
+  $("level").replaceChildren(...groups.filter((element) => element.children.length));
+}
+
+// The rung the service chooses for `rating`: the nearest measured one, the lower of two as near.
+function nearestRung(rungs, rating) {
+  let best = null;
+  for (const level of rungs) {
+    if (level.rating === undefined) continue;
+    const distance = Math.abs(level.rating - rating);
+    const bestDistance = best ? Math.abs(best.rating - rating) : Infinity;
+    if (distance < bestDistance || (distance === bestDistance && level.rating < best.rating)) best = level;
+  }
+  return best;
+}
+
+// The request's choice of bot: a rated rung by its rating (the service answers with the rung it chose), any other
+// level by its name.
+function chosenBot() {
+  const chosen = $("level").selectedOptions[0];
+  if (chosen && chosen.dataset.rating !== undefined) return { rating: Number(chosen.dataset.rating) };
+  return { level: $("level").value };
 }
 
 function chosenOptions() {
@@ -186,7 +242,7 @@ async function think(generation) {
   $("lines").replaceChildren();
   $("thinking").textContent = "thinking…";
   // The service's seat plays (the level's seeded variety), while the stream shows its analysis as it thinks.
-  const body = { position: { notation: state.position }, level: $("level").value, topN: 3, purpose: "play" };
+  const body = { position: { notation: state.position }, ...chosenBot(), topN: 3, purpose: "play" };
   const think = Number($("think").value);
   if (think > 0) body.limits = { maxTimeMs: think };
   try {
@@ -204,7 +260,10 @@ async function think(generation) {
           (final ? ` · stopped: ${analysis.stopReason}` : "");
         if (final) item.className = "final";
         $("analysis").append(item);
-        $("thinking").textContent = final ? `played ${analysis.move.notation}` : `best so far: ${analysis.move.notation}`;
+        $("thinking").textContent = final
+          ? `played ${analysis.move.notation} (${analysis.level})`
+          : `best so far: ${analysis.move.notation}`;
+        $("thinking").dataset.level = analysis.level || "";
         showWinChance(analysis);
         showLines(analysis.alternatives || []);
       },
@@ -281,6 +340,7 @@ function restart() {
   delete $("board").dataset.ready; // set again once the new position is drawn
   $("analysis").replaceChildren();
   $("thinking").textContent = "";
+  delete $("thinking").dataset.level; // the level that played, set again by the new game's first answer
   clearReview();
   showError(null);
 }

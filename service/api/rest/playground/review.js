@@ -174,7 +174,15 @@ function showSummary(summary) {
     // No accuracy where the seat made no judged move with a choice: said so, never shown as 100.
     const accuracy = seat.accuracy === undefined ? "no move judged" : `accuracy ${Number(seat.accuracy).toFixed(1)}`;
     item.dataset.accuracy = seat.accuracy === undefined ? "" : String(seat.accuracy);
-    item.textContent = `Seat ${seat.seat}: ${accuracy}, mean loss ${Number(seat.meanLoss || 0).toFixed(2)} ` +
+    // The performance rating on the ladder's scale, with its interval; absent where the game has none yet.
+    const rated = seat.rating !== undefined;
+    const rating = rated
+      ? `, performance rating about ${Math.round(seat.rating)} (${Math.round(seat.ratingLow)}–${Math.round(seat.ratingHigh)})`
+      : "";
+    item.dataset.rating = rated ? String(seat.rating) : "";
+    item.dataset.ratingLow = rated ? String(seat.ratingLow) : "";
+    item.dataset.ratingHigh = rated ? String(seat.ratingHigh) : "";
+    item.textContent = `Seat ${seat.seat}: ${accuracy}${rating}, mean loss ${Number(seat.meanLoss || 0).toFixed(2)} ` +
       `(${percent(seat.meanWinChanceLoss || 0)} of win chance)${counts ? ` (${counts})` : ""}`;
     return item;
   });
