@@ -352,10 +352,10 @@ def run(game_id: str, args: argparse.Namespace, pool: Any) -> dict[str, Any]:
 def command(game_id: str, args: argparse.Namespace) -> str:
     """The command that plays this game's part of a run again: its own games are seeded by the game, so the other
     games and the output's place do not change them."""
-    parts = [COMMAND, "--games", game_id, "--pairs", str(args.pairs), "--seed", str(args.seed)]
+    parts = ["--games", game_id, "--pairs", str(args.pairs), "--seed", str(args.seed)]
     if args.reviewed is not None:
         parts += ["--reviewed", str(args.reviewed)]
-    return " ".join(map(shlex.quote, parts))
+    return " ".join([COMMAND, *map(shlex.quote, parts)])
 
 
 def main(argv: list[str] | None = None) -> int:
