@@ -12,7 +12,7 @@ import pytest
 from service.core.errors import UnknownLevel
 from service.core.values import Limits, ScoredMove, SearchResult
 from service.games import GAMES, LEVELS
-from service.levels import GameLevels
+from service.levels import GameLevels, ladder
 from service.levels.ladder import MIN_RUNGS, Rung, choose, losses
 from service.levels.winchance import WinChance
 
