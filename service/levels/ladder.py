@@ -136,12 +136,12 @@ def choose(
 ) -> SearchResult:
     """``result`` (the scoring search's, every move it scored among its alternatives) with the rung's move: a sure
     move when the rung takes them and there is one, else one at random of those within a tolerance drawn from the
-    exponential of mean ``rung.mean_loss`` (``rng`` None, for analysis: the best of them, the first of equals);
-    its value, line and proof become the answer's."""
+    exponential of mean ``rung.mean_loss`` (``rng`` None, for analysis: the best move scored, the first of
+    equals); its value, line and proof become the answer's."""
     scored = list(result.alternatives) or [ScoredMove(result.move, result.value, result.exact, tuple(result.pv))]
     loss = losses(position, scored, chances)
     indices = list(range(len(scored)))
-    if rung.sure:
+    if rung.sure and rng is not None:  # analysis answers the best move the search scored, sure or not
         sure = set(sure_moves(position, [scored_move.move for scored_move in scored]))
         indices = [i for i in indices if scored[i].move in sure] or indices
     best = min(loss[i] for i in indices)

@@ -118,7 +118,13 @@ def sure_moves(position: StrandsPosition, moves: Sequence[StrandsMove]) -> list[
 
 
 _RUNG_LEVELS, _RUNG_STRATEGIES = ladder.ladder_levels(
-    RUNGS, "medium's search", _alpha_beta, "strands", sure_moves, close_scorer=("hard's tree search", _hard)
+    RUNGS,
+    "medium's search",
+    _alpha_beta,
+    "strands",
+    sure_moves,
+    f"at full depth (at most {PYTHON_ITERATIONS:,} iterations without the native engine)",
+    close_scorer=("hard's tree search", _hard),
 )
 LADDER = (*(rung.name for rung in RUNGS), "hard")
 

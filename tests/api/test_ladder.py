@@ -43,8 +43,9 @@ def nearest(rungs: Iterable[tuple[float, str]], rating: int) -> str | None:
     """The rule, written again: the rung whose rating is nearest, the lower of two as near; None where two rungs
     share that rating (no rule tells them apart)."""
     listed = list(rungs)
-    distance = min(abs(value - rating) for value, _ in listed)
-    near = sorted(value for value, _ in listed if abs(value - rating) == distance)
+    # Distances to a millionth of a point, as the service measures them: a midpoint is a tie however it rounds.
+    distance = min(round(abs(value - rating), 6) for value, _ in listed)
+    near = sorted(value for value, _ in listed if round(abs(value - rating), 6) == distance)
     names = [name for value, name in listed if value == near[0]]
     return names[0] if len(names) == 1 else None
 
