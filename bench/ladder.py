@@ -39,7 +39,7 @@ from typing import Any
 from service.games import GAMES, LEVELS
 from service.learn import ladder as fit_ladder
 from service.levels import ladder
-from service.levels.review import BLUNDER
+from service.levels.review import BLUNDER, chance_losses
 
 STEP_LOW, STEP_HIGH = 0.60, 0.80
 GREEDY_AT_MOST = 0.50
@@ -168,19 +168,13 @@ def review_game(task: tuple[str, str, str, int, int]) -> list[tuple[str, float |
     game_id = task[0]
     levels = LEVELS[game_id]
     result = fit_ladder.play(task)
-    plies, summary = fit_ladder.judged(game_id, result)
-    position = GAMES[game_id].new_position({}, result.start)
-    positions = [position]
-    for move in result.moves:
-        position = position.play(move)
-        positions.append(position)
-    positions = positions[fit_ladder.OPENING_PLIES :]
+    positions, plies, summary = fit_ladder.judged(game_id, result)
     out = []
     for seat in summary.seats:
         name = result.seat1 if seat.seat == 1 else result.seat2
         mine = [ply for ply in plies if ply.seat == seat.seat and ply.reviewed]
         chosen = [ply for ply in mine if not ply.forced]
-        rating = ladder.performance_rating(game_id, [ply.chance_loss for ply in chosen])
+        rating = ladder.performance_rating(game_id, chance_losses(plies, seat.seat))
         takes = "does not miss" in levels.level(name).description
         offered = taken = 0
         if takes and levels.sure_moves is not None:

@@ -48,7 +48,7 @@ from service.core.values import SearchResult
 from service.learn.winchance import GAMES, LEVELS
 from service.levels import ladder, winchance
 from service.levels.ladder import DATA
-from service.levels.review import PlyReview, ReviewSummary, review
+from service.levels.review import PlyReview, ReviewSummary, chance_losses, review
 
 COMMAND = "python -m service.learn.ladder"
 RANDOM, GREEDY = "random", "greedy"
@@ -219,10 +219,10 @@ def wilson(share: float, n: int, z: float = Z95) -> tuple[float, float]:
 # --- performance calibration ---
 
 
-def judged(game_id: str, result: Result) -> tuple[list[PlyReview], ReviewSummary]:
+def judged(game_id: str, result: Result) -> tuple[list[Any], list[PlyReview], ReviewSummary]:
     """``result``'s game from its opening reviewed as ReviewGame does by default: the judge (the strongest level
-    searched at the judge's limits, for analysis) over every position, and the game's win-chance model; its plies
-    and summary."""
+    searched at the judge's limits, for analysis) over every position, and the game's win-chance model: its
+    positions from the opening, its plies and its summary."""
     game, levels = GAMES[game_id], LEVELS[game_id]
     position = game.new_position({}, result.start)
     positions = [position]
@@ -243,17 +243,17 @@ def judged(game_id: str, result: Result) -> tuple[list[PlyReview], ReviewSummary
         else:
             summary = item
     assert summary is not None
-    return plies, summary
+    return positions, plies, summary
 
 
 def review_task(task: tuple[str, Result]) -> list[tuple[str, list[float]]]:
     """(player, the win-chance loss of each judged move with a choice: the moves accuracy reads) of each seat of
     one reviewed game but the anchors'."""
     game_id, result = task
-    plies, _summary = judged(game_id, result)
+    _positions, plies, _summary = judged(game_id, result)
     out = []
     for seat, name in ((1, result.seat1), (2, result.seat2)):
-        losses = [ply.chance_loss for ply in plies if ply.seat == seat and ply.reviewed and not ply.forced]
+        losses = chance_losses(plies, seat)
         if name not in ANCHORS and losses:
             out.append((name, losses))
     return out

@@ -280,5 +280,11 @@ def summarize(plies: Sequence[PlyReview]) -> ReviewSummary:
     return ReviewSummary(seats, [ply.ply for ply in lost[:SWINGS]], reviewed, len(plies) - reviewed)
 
 
+def chance_losses(plies: Sequence[PlyReview], seat: int) -> list[float]:
+    """The win-chance losses of ``seat``'s reviewed moves that had a choice: the moves its accuracy reads (and a
+    performance rating, ``ladder.performance_rating``)."""
+    return [ply.chance_loss for ply in plies if ply.seat == seat and ply.reviewed and not ply.forced]
+
+
 def _mean(values: Sequence[float]) -> float | None:
     return sum(values) / len(values) if values else None

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import math
+import random
 from pathlib import Path
 
 import pytest
@@ -78,8 +79,6 @@ def test_a_performance_rating_weighs_the_rungs_by_the_moves() -> None:
 
 @pytest.mark.parametrize("game_id", sorted(GAMES))
 def test_greedy_leaves_the_best_score_margin(game_id: str) -> None:
-    import random
-
     position = GAMES[game_id].new_position({}, "greedy")
     seat = position.to_move
 

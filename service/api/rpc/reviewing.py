@@ -25,6 +25,7 @@ from service.levels.review import (
     MISTAKE,
     PlyReview,
     ReviewSummary,
+    chance_losses,
 )
 
 _FIELD_LIMIT = 2**31 - 1
@@ -111,8 +112,7 @@ def seat_ratings(game: Game, plies: Sequence[PlyReview], summary: ReviewSummary)
     that had a choice, the moves its accuracy reads: the reviewed plies that were not forced."""
     rated: dict[int, Rating | None] = {}
     for seat in summary.seats:
-        losses = [ply.chance_loss for ply in plies if ply.seat == seat.seat and ply.reviewed and not ply.forced]
-        rated[seat.seat] = ladder.performance_rating(game.id, losses)
+        rated[seat.seat] = ladder.performance_rating(game.id, chance_losses(plies, seat.seat))
     return rated
 
 
