@@ -13,10 +13,10 @@ from typing import Any
 import pytest
 
 from service.api import auth
-from service.api.rest.gateway import create_app
+from service.api.rest.gateway import build_routes, create_app
 from service.api.rest.gateway_asgi import Front
 from service.api.rest.gateway_config import GatewayConfig
-from service.api.rest.gateway_unary import UnaryPath
+from service.api.rest.gateway_unary import UnaryPath, answers_here
 from service.api.rpc.server import ServerConfig, create_server
 from service.api.rpc.servicer import ServiceConfig
 from service.games import GAMES
@@ -197,3 +197,12 @@ def test_the_front_answers_a_rules_call_without_the_app(backend):
     asyncio.run(run())
     assert sent[0]["status"] == 200, sent
     assert json.loads(sent[1]["body"])["totalSize"] == 4
+
+
+def test_a_route_searches_when_its_contract_says_so() -> None:
+    # Read from the request's fields (search limits), not from a method's name: the unary path leaves every
+    # search to the app, which holds its slot and watches its client.
+    routes = build_routes(None)
+    assert {route.method.name for route in routes if route.searches} == {"BestMove", "AnalyzePosition", "ReviewGame"}
+    assert not any(answers_here(route) for route in routes if route.searches)
+    assert {route.method.name for route in routes if answers_here(route)} >= {"LegalMoves", "ApplyMove", "Score"}

@@ -88,6 +88,9 @@ PLAYGROUND = os.path.join(os.path.dirname(os.path.abspath(__file__)), "playgroun
 HANGUP_POLL_S = 0.05
 
 
+SEARCH_LIMITS = "SearchLimits"  # the contract's message of a search's limits
+
+
 @dataclass(frozen=True)
 class Route:
     """One HTTP rule: a verb, a compiled path template, and the RPC it calls."""
@@ -102,6 +105,15 @@ class Route:
     @property
     def request_class(self) -> type[Message]:
         return message_factory.GetMessageClass(self.method.input_type)
+
+    @property
+    def searches(self) -> bool:
+        """Whether the call runs a search, read from the contract: its request takes search limits (BestMove,
+        AnalyzePosition, ReviewGame). A unary one waits its turn for a search slot and watches its client."""
+        return any(
+            field.message_type is not None and field.message_type.name == SEARCH_LIMITS
+            for field in self.method.input_type.fields
+        )
 
 
 def compile_template(template: str) -> re.Pattern[str]:
@@ -592,7 +604,7 @@ def create_app(
         if route.method.server_streaming:
             gone = _client_watch()
             return stream_response(route.call(message, timeout=timeout, metadata=metadata), _rpc_error_response, gone)
-        if route.method.name == "BestMove":
+        if route.searches:
             response = _search(route, message, timeout, metadata)
             if response.status_code == 429:  # held a while first, so that a client ignoring Retry-After cannot spin
                 answer_by = g.started + min(timeout, gateway_pacing.ANSWER_REFUSALS_BY_S)

@@ -52,13 +52,14 @@ Answer = tuple[int, Headers, bytes]  # status, headers, body
 
 
 def answers_here(route: Route) -> bool:
-    """Whether a route is a rules call this path answers: POST with a body, unary, no search, JSON out."""
+    """Whether a route is a rules call this path answers: POST with a body, unary, no search (``Route.searches``),
+    JSON out."""
     method = route.method
     return (
         route.verb == "POST"
         and route.body == "*"
         and not method.server_streaming
-        and method.name != "BestMove"
+        and not route.searches
         and method.output_type.full_name != HTTP_BODY
     )
 
