@@ -17,8 +17,8 @@ service.learn.ladder [--games ID ...] [--pairs N] [--seed N] [--workers N] [--re
    inverse of the information matrix.
 4. **Performance calibration**: the first ``--reviewed`` openings of each step are played again (the same games)
    and reviewed from their opening by the review's default judge, as ReviewGame does; each rung's judged moves
-   are counted by the band of win chance they lost (``ladder.LOSS_BANDS``). A review's performance rating is the
-   mean rating of the rungs under the posterior those counts give a seat's moves (``ladder.Performance``).
+   are counted by the band of win chance they lost (``performance.LOSS_BANDS``); a review's performance rating
+   reads a seat's moves by a model of the bands fitted to these counts (``service/levels/performance.py``).
    ``--calibrate`` does this part alone, into the shipped file.
 
 Each game's file, ``service/levels/data/ladder/<game-id>.json``, records the command, the date, the sample, the
@@ -46,7 +46,7 @@ import numpy as np
 
 from service.core.values import SearchResult
 from service.learn.winchance import GAMES, LEVELS
-from service.levels import ladder, winchance
+from service.levels import performance, winchance
 from service.levels.ladder import DATA
 from service.levels.review import PlyReview, ReviewSummary, chance_losses, review
 
@@ -260,18 +260,18 @@ def review_task(task: tuple[str, Result]) -> list[tuple[str, list[float]]]:
 
 
 def calibrate(rows: Sequence[tuple[str, Sequence[float]]], rungs: Sequence[str]) -> dict[str, Any]:
-    """How often each rung's judged moves lose each band of win chance (``ladder.LOSS_BANDS``), counted over the
+    """How often each rung's judged moves lose each band of win chance (``performance.LOSS_BANDS``), counted over the
     reviewed seats of the rungs: what a review's performance rating weighs a seat's moves by."""
-    counts = {name: [0] * (len(ladder.LOSS_BANDS) + 2) for name in rungs}
+    counts = {name: [0] * (len(performance.LOSS_BANDS) + 2) for name in rungs}
     seats = dict.fromkeys(rungs, 0)
     for name, losses in rows:
         if name in counts:
             seats[name] += 1
             for loss in losses:
-                counts[name][ladder.band(loss)] += 1
+                counts[name][performance.band(loss)] += 1
     return {
         "form": "the posterior over the rungs of a seat's judged moves' loss bands, a uniform prior",
-        "bands": list(ladder.LOSS_BANDS),
+        "bands": list(performance.LOSS_BANDS),
         "counts": counts,
         "seats": seats,
     }
@@ -314,7 +314,7 @@ def run(game_id: str, args: argparse.Namespace, pool: Any) -> dict[str, Any]:
     levels = LEVELS[game_id]
     rungs = list(levels.ladder)
     began = time.time()
-    performance = calibration(game_id, reviewed_count(game_id, args), args.seed, pool)
+    calibrated = calibration(game_id, reviewed_count(game_id, args), args.seed, pool)
     cost: dict[str, list[float]] = {}
     for r in results:
         for name, spent, moved in ((r.seat1, r.spent[0], r.moved[0]), (r.seat2, r.spent[1], r.moved[1])):
@@ -330,7 +330,7 @@ def run(game_id: str, args: argparse.Namespace, pool: Any) -> dict[str, Any]:
             "games": len(results),
             "opening_plies": OPENING_PLIES,
             "seed": args.seed,
-            "reviewed_games": 0 if performance is None else performance["reviewed_games"],
+            "reviewed_games": 0 if calibrated is None else calibrated["reviewed_games"],
             "wall_s": round(played + time.time() - began),
         },
         "scale": "Elo: 400 points for 10:1 odds; random = 0; one virtual draw per pair",
@@ -345,7 +345,7 @@ def run(game_id: str, args: argparse.Namespace, pool: Any) -> dict[str, Any]:
         },
         "pairs": pair_scores(results, game_id, args.pairs),
         "ms_per_move": {name: round(1000 * spent / max(1, moved), 2) for name, (spent, moved) in cost.items()},
-        "performance": performance,
+        "performance": calibrated,
     }
 
 
@@ -467,17 +467,19 @@ def page_section(record: dict[str, Any]) -> str:
         f"On the same scale: {placed} (`greedy`: the move leaving the best score margin now, a beginner who knows "
         "the rules; the other levels played a quarter of the openings against it and two rungs).",
     ]
-    performance = record.get("performance")
-    if performance:
-        moves = sum(sum(counts) for counts in performance["counts"].values())
+    calibrated = record.get("performance")
+    if calibrated:
+        moves = sum(sum(counts) for counts in calibrated["counts"].values())
         lines += [
             "",
-            "A review's performance rating of a seat weighs each rung by how likely its judged moves' losses of win "
-            "chance are from that rung (by bands: none, up to "
-            + ", ".join(f"{band:g}" for band in performance["bands"])
-            + f", more), counted over {moves:,} judged moves of {sum(performance['seats'].values())} seats of "
-            f"the ladder's own games ({performance['reviewed_games']} reviewed by the default judge); the rating "
-            "is the weighted mean, and its interval the rungs the weights hold 95 % within.",
+            "A review's performance rating of a seat is read from its judged moves' losses of win chance, counted "
+            "by bands (none, up to "
+            + ", ".join(f"{band:g}" for band in calibrated["bands"])
+            + "; more): a model whose chance of each band moves smoothly with the rating is fitted to the rungs' "
+            f"{moves:,} judged moves of {sum(calibrated['seats'].values())} seats in the ladder's own games "
+            f"({calibrated['reviewed_games']} reviewed by the default judge), and the rating is the posterior's "
+            f"median from {performance.MARGIN:.0f} points below the lowest rung to as far above the "
+            "highest, its interval the ratings the posterior holds 95 % within.",
         ]
     return "\n".join(lines) + "\n"
 

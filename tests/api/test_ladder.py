@@ -18,7 +18,7 @@ import pytest
 from gamerules.v1 import gamerules_pb2 as pb
 from service.api.limits import MAX_RATING, MIN_RATING
 from service.games import GAMES, LEVELS
-from service.levels import ladder
+from service.levels import performance
 from tests.api.conftest import http
 from tests.api.test_analyze import post_stream
 from tests.api.test_gateway import fields_of, reason_of
@@ -239,7 +239,7 @@ def test_a_review_rates_each_seat_with_an_interval(stub, game_id):
     )
     answers = list(stub.ReviewGame(message, timeout=60))
     plies, summary = [answer.ply for answer in answers[1:-1]], answers[-1].summary
-    calibrated = ladder.performance(game_id) is not None
+    calibrated = performance.performance(game_id) is not None
     for seat in summary.seats:
         judged = sum(1 for ply in plies if ply.seat == seat.seat and ply.reviewed and not ply.forced)
         # Rated exactly where the accuracy is (the same moves), and the game has a calibration.

@@ -14,7 +14,7 @@ import pytest
 import gamerules_client as gc
 from gamerules_client import cli
 from service.games import GAMES, LEVELS
-from service.levels import ladder
+from service.levels import performance
 
 RATED = sorted(game_id for game_id, levels in LEVELS.items() if any(levels.rating(name) for name in levels.ladder))
 UNRATED = sorted(set(LEVELS) - set(RATED))
@@ -124,7 +124,7 @@ def test_the_cli_review_prints_each_seats_performance_rating(grpc_address):
     assert code == 0
     rows = [line for line in out.splitlines() if line.startswith("seat ")]
     assert len(rows) == 2
-    if ladder.performance(game_id) is None:
+    if performance.performance(game_id) is None:
         assert all("performance rating" not in row for row in rows)
     else:
         rated = [re.search(r"performance rating (-?\d+) \((-?\d+) to (-?\d+)\)", row) for row in rows]

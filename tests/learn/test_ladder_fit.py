@@ -14,7 +14,7 @@ import pytest
 from service.games import GAMES, LEVELS
 from service.learn import ladder as fit_ladder
 from service.learn.ladder import Result, anchor_move, calibrate, fit, page_section, wilson
-from service.levels import ladder
+from service.levels import ladder, performance
 
 
 def _games(a: str, b: str, wins: float, count: int) -> list[Result]:
@@ -56,25 +56,41 @@ def test_wilson_interval() -> None:
 def test_calibration_counts_each_rungs_moves_by_band() -> None:
     rows = [("r1", [0.0, 0.3, 0.01]), ("r1", [0.5]), ("r2", [0.0, 0.0]), ("greedy", [0.9])]
     found = calibrate(rows, ["r1", "r2"])
-    assert found["bands"] == list(ladder.LOSS_BANDS)
+    assert found["bands"] == list(performance.LOSS_BANDS)
     assert found["counts"] == {"r1": [1, 0, 1, 0, 0, 0, 2], "r2": [2, 0, 0, 0, 0, 0, 0]}
     assert found["seats"] == {"r1": 2, "r2": 1}
 
 
-def test_a_performance_rating_weighs_the_rungs_by_the_moves() -> None:
-    # Two rungs, 1:1 odds per band on "none" and a 4:1 tilt on "more": one blunder-free move puts the weight
-    # on the careful rung in proportion 4:1 (after the counts' prior of one a band).
-    careful = [math.log(p) for p in (0.7, 0.05, 0.05, 0.05, 0.05, 0.05, 0.05)]
-    careless = [math.log(p) for p in (0.35, 0.05, 0.05, 0.05, 0.05, 0.05, 0.4)]
-    performance = ladder.Performance((1000.0, 0.0), (tuple(careful), tuple(careless)))
-    one = performance.rating([0.0])
-    assert one.value == pytest.approx(1000.0 * 2 / 3, abs=0.1)  # 0.7 : 0.35
-    assert (one.low, one.high) == (0.0, 1000.0)  # one move: either rung
-    many = performance.rating([0.0] * 30)
-    assert many.value == pytest.approx(1000.0, abs=0.1) and many.low == many.high == 1000.0
-    blunders = performance.rating([0.5] * 10)
-    assert blunders.value == pytest.approx(0.0, abs=0.1)
-    assert ladder.band(0.0) == 0 and ladder.band(0.005) == 1 and ladder.band(0.0051) == 2 and ladder.band(0.9) == 6
+def test_the_band_model_fits_each_rungs_counts() -> None:
+    # Two rungs: a model linear in the rating has as many coefficients as the two rungs' frequencies, so it gives
+    # each rung its own frequencies back (after the prior of half a count a band; the ridge moves them by < 0.001).
+    careful, careless = [70, 5, 5, 5, 5, 5, 5], [35, 5, 5, 5, 5, 5, 40]
+    model = performance.Performance.fit((1000.0, 0.0), (careful, careless))
+    for rating, counts in ((1000.0, careful), (0.0, careless)):
+        prior = [c + performance.BAND_PRIOR for c in counts]
+        assert model.chances(rating) == pytest.approx([c / sum(prior) for c in prior], abs=1e-3)
+    assert sum(model.chances(500.0)) == pytest.approx(1.0)
+
+
+def test_a_performance_rating_reads_the_moves() -> None:
+    model = performance.Performance.fit((1000.0, 0.0), ([70, 5, 5, 5, 5, 5, 5], [35, 5, 5, 5, 5, 5, 40]))
+    assert (model.low, model.high) == (-performance.MARGIN, 1000.0 + performance.MARGIN)
+    one = model.rating([0.0])
+    assert one.low < one.value < one.high  # one move says little
+    # 2,000 moves in the bands as the model's chances at 1000: that rating, with a narrow interval.
+    in_band = (0.0, 0.003, 0.01, 0.03, 0.07, 0.15, 0.5)  # one loss in each band
+    mix = [
+        loss for loss, chance in zip(in_band, model.chances(1000.0), strict=True) for _ in range(round(2000 * chance))
+    ]
+    seen = model.rating(mix)
+    assert seen.value == pytest.approx(1000.0, abs=2 * performance.STEP)
+    assert seen.high - seen.low < one.high - one.low
+    # Never a blunder, many moves: past the careful rung, within the margin (a posterior over the rungs alone
+    # stops at 1000); blunders only: past the careless one.
+    assert 1000.0 < model.rating([0.0] * 200).value <= 1000.0 + performance.MARGIN
+    assert -performance.MARGIN <= model.rating([0.5] * 50).value < 0.0
+    assert performance.band(0.0) == 0 and performance.band(0.005) == 1 and performance.band(0.0051) == 2
+    assert performance.band(0.9) == 6
 
 
 @pytest.mark.parametrize("game_id", sorted(GAMES))

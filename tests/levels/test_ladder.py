@@ -4,6 +4,7 @@ position), and that its play is seeded on both search paths."""
 
 from __future__ import annotations
 
+import json
 import math
 import random
 
@@ -12,7 +13,7 @@ import pytest
 from service.core.errors import UnknownLevel
 from service.core.values import Limits, ScoredMove, SearchResult
 from service.games import GAMES, LEVELS
-from service.levels import GameLevels, ladder
+from service.levels import GameLevels, ladder, performance
 from service.levels.ladder import MIN_RUNGS, Rung, choose, losses
 from service.levels.winchance import WinChance
 
@@ -187,11 +188,14 @@ def test_a_rung_plays_the_same_move_for_a_seed(game_id: str, path: bool) -> None
 @pytest.mark.parametrize("game_id", sorted(LEVELS))
 def test_every_game_rates_a_reviews_seats_on_its_ladder(game_id: str) -> None:
     levels = LEVELS[game_id]
-    performance = ladder.performance(game_id)
-    assert performance is not None and len(performance.ratings) == len(levels.ladder)  # every rung, counted
+    model = performance.performance(game_id)
     ratings = [rating.value for name in levels.ladder if (rating := levels.rating(name))]
-    perfect = ladder.performance_rating(game_id, [0.0] * 40)
-    careless = ladder.performance_rating(game_id, [0.3] * 40)
+    assert model is not None and len(ratings) == len(levels.ladder)  # every rung rated
+    counted = json.loads(ladder.path_of(game_id).read_text())["performance"]["counts"]
+    assert set(counted) == set(levels.ladder)  # and counted
+    assert (model.low, model.high) == (min(ratings) - performance.MARGIN, max(ratings) + performance.MARGIN)
+    perfect = performance.performance_rating(game_id, [0.0] * 40)
+    careless = performance.performance_rating(game_id, [0.3] * 40)
     assert perfect is not None and careless is not None and careless.value < perfect.value
-    assert min(ratings) <= careless.value and perfect.value <= max(ratings)
-    assert ladder.performance_rating(game_id, []) is None
+    assert model.low <= careless.value and perfect.value <= model.high
+    assert performance.performance_rating(game_id, []) is None

@@ -1,6 +1,6 @@
 """ReviewGame's request and answers in protobuf: the game's positions from its start and moves, checked before any
 search, each ``service.levels.review`` item as its message, and each seat's performance rating on the game's
-ladder scale (``service.levels.ladder``). The servicer runs the searches."""
+ladder scale (``service.levels.performance``). The servicer runs the searches."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from service.api import codec
 from service.api.errors import from_rules_error, invalid
 from service.api.limits import MAX_MOVES_PER_CALL, MAX_SEED_CHARS
 from service.core.contract import Game
-from service.levels import ladder
+from service.levels import performance
 from service.levels.judge import ReviewPlan
 from service.levels.ladder import Rating
 from service.levels.review import (
@@ -108,11 +108,11 @@ def encode_plan(plan: ReviewPlan) -> pb.ReviewGameResponse:
 
 
 def seat_ratings(game: Game, plies: Sequence[PlyReview], summary: ReviewSummary) -> dict[int, Rating | None]:
-    """Each seat's performance rating (``ladder.performance_rating``) from the win-chance losses of its judged moves
-    that had a choice, the moves its accuracy reads: the reviewed plies that were not forced."""
+    """Each seat's performance rating (``performance.performance_rating``) from the win-chance losses of its judged
+    moves that had a choice, the moves its accuracy reads: the reviewed plies that were not forced."""
     rated: dict[int, Rating | None] = {}
     for seat in summary.seats:
-        rated[seat.seat] = ladder.performance_rating(game.id, chance_losses(plies, seat.seat))
+        rated[seat.seat] = performance.performance_rating(game.id, chance_losses(plies, seat.seat))
     return rated
 
 
