@@ -8,8 +8,8 @@ Two parts:
    least eight rungs, ratings rising, each rung 60–80 % against the one below, the lowest at most 50 % against
    the one-move greedy player, the highest the game's strongest level.
 2. **The ladder's cost, measured now**: the CPU median of every rung's move over ``--positions`` positions of
-   random games of the game's default options, on the native path (and with ``--python`` the Python one), beside
-   the strongest level's in the same run; target: every rung below the strongest at most 50 ms at its median.
+   random games of the game's default options, on the native path, beside the strongest level's in the same run;
+   target: every rung below the strongest at most 50 ms at its median.
 
 3. **Reviews of ladder games** (``--reviews N`` games a rung, default 20; 0 skips): each rung plays its
    neighbours (the rung above and below in turn, seats alternating) on openings the fit did not use, and every
@@ -17,7 +17,8 @@ Two parts:
    performance ratings against the rung's rating (target: median absolute error at most 150 points), the share
    of ``BLUNDER`` moves (target: falling up the ladder; from the middle rung up, no seat with three or more in a
    game), and how often a rung that takes the game's sure moves took one where the position offered it (target:
-   99 %).
+   99 %). Beside the two blunder targets as written, two that do not depend on the sample's size: no rise of the
+   share beyond its 95 % noise, and at most 5 % of the upper seats with three or more.
 
 Each target is printed met or missed; the exit status is 0 unless a file is missing.
 """
@@ -38,7 +39,7 @@ from typing import Any
 
 from service.games import GAMES, LEVELS
 from service.learn import ladder as fit_ladder
-from service.levels import ladder
+from service.levels import ladder, performance
 from service.levels.review import BLUNDER, chance_losses
 
 STEP_LOW, STEP_HIGH = 0.60, 0.80
@@ -47,6 +48,12 @@ MIN_RUNGS = ladder.MIN_RUNGS
 RUNG_MS = 50.0
 PERFORMANCE_ERROR = 150.0
 SURE_TAKEN = 0.99
+UPPER_BLUNDERS = 3  # blunders in one game no seat from the middle rung up should make
+# The issue asks for no such seat at all: the most of many seats grows with their number (40 a rung at 20 games,
+# every one of which must stay below three), so the bench also prints the share of such seats, a property of the
+# rungs whatever the sample, against this bound.
+UPPER_SHARE = 0.05
+Z95 = 1.96
 REVIEW_SEED = 1_001  # not the fit's seed: the reviews judge games the calibration never saw
 
 
@@ -174,7 +181,7 @@ def review_game(task: tuple[str, str, str, int, int]) -> list[tuple[str, float |
         name = result.seat1 if seat.seat == 1 else result.seat2
         mine = [ply for ply in plies if ply.seat == seat.seat and ply.reviewed]
         chosen = [ply for ply in mine if not ply.forced]
-        rating = ladder.performance_rating(game_id, chance_losses(plies, seat.seat))
+        rating = performance.performance_rating(game_id, chance_losses(plies, seat.seat))
         takes = "does not miss" in levels.level(name).description
         offered = taken = 0
         if takes and levels.sure_moves is not None:
@@ -224,16 +231,36 @@ def review_report(game_id: str, per_rung: int, workers: int) -> list[tuple[str, 
     offered = sum(entry.offered for entry in stats.values())
     taken = sum(entry.taken for entry in stats.values())
     falling = all(a >= b for a, b in itertools.pairwise(shares))
+    counted = [stats[name].judged for name in rungs]
+    rises = [
+        f"{low}->{high}"
+        for (low, high), (a, b), (na, nb) in zip(
+            itertools.pairwise(rungs), itertools.pairwise(shares), itertools.pairwise(counted), strict=True
+        )
+        if b - a > Z95 * math.sqrt(a * (1 - a) / max(1, na) + b * (1 - b) / max(1, nb))
+    ]
+    upper = [count for name in rungs[middle:] for count in stats[name].blunders]
+    upper_share = sum(count >= UPPER_BLUNDERS for count in upper) / max(1, len(upper))
     targets = [
         (
             f"performance rating's median absolute error at most {PERFORMANCE_ERROR:g} points ({overall:.0f} over "
             f"{len(errors)} seats)",
             overall <= PERFORMANCE_ERROR,
         ),
-        ("the share of blunders falls up the ladder", falling),
+        ("the share of blunders falls up the ladder, rung by rung", falling),
         (
-            f"from {rungs[middle]} up no seat with three or more blunders in a game (most: {upper_worst})",
-            upper_worst < 3,
+            "the share of blunders never rises up the ladder by more than its 95 % noise "
+            f"({', '.join(rises) or 'no rise'})",
+            not rises,
+        ),
+        (
+            f"from {rungs[middle]} up no seat with {UPPER_BLUNDERS} or more blunders in a game (most: {upper_worst})",
+            upper_worst < UPPER_BLUNDERS,
+        ),
+        (
+            f"from {rungs[middle]} up at most {100 * UPPER_SHARE:.0f} % of the seats with {UPPER_BLUNDERS} or more "
+            f"blunders ({100 * upper_share:.1f} % of {len(upper)})",
+            upper_share <= UPPER_SHARE,
         ),
         (
             f"sure moves taken in at least {100 * SURE_TAKEN:.0f} % of the positions offering them "
