@@ -144,7 +144,11 @@ def main(argv: list[str] | None = None) -> int:
                 process.send_signal(signal.SIGTERM)
 
     def start(command: list[str]) -> subprocess.Popen[bytes] | None:
-        process = subprocess.Popen(command)
+        # Its own process group: a terminal's Ctrl-C reaches this program alone, which passes a SIGTERM on to each
+        # process it started, and each stops its own workers in order. Hit by the Ctrl-C at once, granian's
+        # workers exited under their parent, which logged "Unexpected exit" as an ERROR and now and then never
+        # stopped (one Ctrl-C in fifteen: pytest -m slow tests/api/test_run.py -k SIGINT, run in a loop).
+        process = subprocess.Popen(command, process_group=0)
         started.append(process)
         if stopping:  # the stop came while it was being started: stop has not seen it
             process.send_signal(signal.SIGTERM)

@@ -190,11 +190,11 @@ def test_make_run_gives_up_as_soon_as_the_server_exits():
     assert done.returncode == 1 and "the gRPC server did not start" in done.stderr, done.stderr[-500:]
 
 
-# Ctrl-C that comes while a server worker's search pool is still starting still leaves its semaphores to the
-# resource tracker, which warns on stderr: about one stop in two in a loop that stops as soon as /readyz answers,
-# one in five here. Until that is found, the case runs under ``pytest -m slow``, where a miss is reported but
-# cannot turn make test red by chance.
-@pytest.mark.parametrize("stop", ["SIGTERM", pytest.param("SIGINT to the group", marks=pytest.mark.slow)])
+# Ctrl-C once reached every process of make run's group: granian's workers exited under their parent, which logged
+# ERROR "Unexpected exit" and now and then never stopped (one run of this case in fifteen), and a server worker's
+# search pool could be cut while it started. The server and the gateway now run in process groups of their own,
+# and the Ctrl-C reaches make run's program alone, which passes a SIGTERM on (50 runs in a row passed).
+@pytest.mark.parametrize("stop", ["SIGTERM", "SIGINT to the group"])
 def test_a_stop_logs_no_error_and_no_traceback(stop, tmp_path):
     """SIGTERM to make run's program, or Ctrl-C (SIGINT to its whole process group, as a terminal sends it):
     every process stops, exit 0, and no line of the log is an ERROR or a traceback (no KeyboardInterrupt in a
@@ -224,3 +224,4 @@ def test_a_stop_logs_no_error_and_no_traceback(stop, tmp_path):
             os.killpg(process.pid, signal.SIGKILL)
     lines = log.read_text().splitlines()
     assert lines and not [line for line in lines if '"level":"ERROR"' in line or "Traceback" in line], lines
+    assert not [line for line in lines if "leaked" in line], lines  # the resource tracker's warning
