@@ -61,10 +61,12 @@ class Performance:
     def fit(cls, rung_ratings: Sequence[float], counts: Sequence[Sequence[float]]) -> Performance:
         """The band model of rungs rated ``rung_ratings`` whose judged moves fell ``counts[k][b]`` times in band
         ``b`` (at least two rungs of different ratings)."""
+        if len(rung_ratings) < 2 or len(counts) != len(rung_ratings):
+            raise ValueError("a band model needs at least two rungs, each with its counts")
         center = sum(rung_ratings) / len(rung_ratings)
         scale = math.sqrt(sum((r - center) ** 2 for r in rung_ratings) / len(rung_ratings))
-        if len(rung_ratings) < 2 or not scale > 0:
-            raise ValueError("a band model needs at least two rungs of different ratings")
+        if not scale > 0:
+            raise ValueError("a band model needs rungs of different ratings")
         xs = [(r - center) / scale for r in rung_ratings]
         rows = [[float(c) + BAND_PRIOR for c in row] for row in counts]
         intercepts, slopes = _newton(xs, rows)

@@ -70,6 +70,9 @@ def test_the_band_model_fits_each_rungs_counts() -> None:
         prior = [c + performance.BAND_PRIOR for c in counts]
         assert model.chances(rating) == pytest.approx([c / sum(prior) for c in prior], abs=1e-3)
     assert sum(model.chances(500.0)) == pytest.approx(1.0)
+    for ratings, counts in (((1000.0,), (careful,)), ((1000.0, 1000.0), (careful, careless)), ((0.0, 1.0), (careful,))):
+        with pytest.raises(ValueError, match="band model"):
+            performance.Performance.fit(ratings, counts)
 
 
 def test_a_performance_rating_reads_the_moves() -> None:
@@ -138,3 +141,28 @@ def test_each_games_page_shows_its_shipped_ladder(game_id: str) -> None:
     record = json.loads(ladder.path_of(game_id).read_text())
     page = (fit_ladder.PAGES / f"{game_id}.md").read_text()
     assert page_section(record) in page, f"run python -m service.learn.ladder --pages --games {game_id}"
+
+
+def test_a_calibration_file_is_read_or_refused_by_name(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(ladder, "DATA", tmp_path)
+    ratings = {"a": {"rating": 0.0, "low": -50.0, "high": 50.0}, "b": {"rating": 400.0, "low": 350.0, "high": 450.0}}
+    good = {"bands": list(performance.LOSS_BANDS), "counts": {"a": [5, 1, 1, 1, 1, 1, 5], "b": [9, 1, 1, 1, 1, 1, 1]}}
+    cases = [
+        (None, None),  # no file: no calibration
+        ({"ratings": ratings}, None),  # measured, never calibrated
+        ({"ratings": ratings, "performance": good}, "model"),
+        ({"ratings": ratings, "performance": {**good, "bands": [0.1]}}, "bands"),
+        ({"ratings": ratings, "performance": {**good, "counts": {"a": [1, 2], "b": [1, 2]}}}, "7 counts"),
+        ({"ratings": ratings, "performance": {**good, "counts": {"a": [-1, 1, 1, 1, 1, 1, 1], "b": [1] * 7}}}, "0 or"),
+        ({"ratings": ratings, "performance": {**good, "counts": {"a": [1] * 7}}}, "two rungs"),
+    ]
+    for k, (content, expected) in enumerate(cases):
+        game_id = f"made-up-{k}"
+        if content is not None:
+            (tmp_path / f"{game_id}.json").write_text(json.dumps(content))
+        if expected in (None, "model"):
+            found = performance.performance(game_id)
+            assert (found is None) == (expected is None)
+        else:
+            with pytest.raises(ValueError, match=f"{game_id}.json.*{expected}|{expected}.*make fit-ladder"):
+                performance.performance(game_id)
