@@ -46,7 +46,7 @@ import numpy as np
 
 from service.core.values import SearchResult
 from service.learn.winchance import GAMES, LEVELS
-from service.levels import performance, winchance
+from service.levels import ladder, performance, winchance
 from service.levels.ladder import DATA
 from service.levels.review import PlyReview, ReviewSummary, chance_losses, review
 
@@ -427,6 +427,7 @@ def page_section(record: dict[str, Any]) -> str:
     steps = {(row["low"], row["high"]): row for row in record["pairs"]}
     sure = " ".join((levels.sure_moves.__doc__ or "").split()) if levels.sure_moves else ""
     takes = [name for name in rungs[:-1] if "does not miss" in levels.level(name).description]
+    steady = [name for name in rungs[:-1] if ladder.STEADY_MARK in levels.level(name).description]
     sample = record["sample"]
     lines = [
         HEADING,
@@ -442,6 +443,16 @@ def page_section(record: dict[str, Any]) -> str:
         if takes
         else "No rung takes sure moves of its own.",
         "",
+        *(
+            [
+                f"From `{steady[0]}` up the rungs are steady: their tolerance never passes "
+                f"{100 * ladder.STEADY_LOSS:.0f} % of win chance, the review's largest mistake, so they make "
+                "mistakes but never accept a move their own search sees as a blunder.",
+                "",
+            ]
+            if steady
+            else []
+        ),
         f"Ratings are Elo points on this game's own scale (400 points for 10:1 odds), the uniformly random mover at "
         f"0. Measured {record['date']} by `{record['command']}` (`make fit-ladder`): {sample['games']:,} games, "
         f"{sample['pairs_per_step']} openings of {sample['opening_plies']} random moves a step, each played with "

@@ -11,9 +11,11 @@ A rung below the strongest level plays in three steps:
    nothing away: each game's page lists them) and chooses among those alone when there are any.
 3. **Err like a person.** A tolerance is drawn from an exponential distribution of mean ``mean_loss`` (mostly
    small, now and then large; the mean falls as the rating rises) and the rung plays one of the moves that lose
-   no more than it, at random: a person picks among the moves that look good enough, not the worst one. In a
-   position already lost (the best chance below ½) the losses are measured against the chance that is left, so
-   the rung keeps resisting instead of treating every move as equally hopeless.
+   no more than it, at random: a person picks among the moves that look good enough, not the worst one. A
+   **steady** rung's tolerance never passes ``STEADY_LOSS``, the review's largest mistake: a player of its
+   strength makes mistakes but does not throw away what it sees. In a position already lost (the best chance
+   below ½) the losses are measured against the chance that is left, so the rung keeps resisting instead of
+   treating every move as equally hopeless.
 
 Everything draws from the call's seeded ``rng`` and the scoring search runs on a depth budget, so a rung answers
 the same for a seed on every machine, on the native and the Python path alike.
@@ -37,6 +39,7 @@ from typing import Any
 from service.core.values import Level, Limits, ScoredMove, SearchResult
 from service.levels import winchance
 from service.levels.budget import Budget
+from service.levels.review import CHANCE_SCALE
 from service.levels.winchance import WinChance
 from service.search.deadline import Deadline
 
@@ -50,6 +53,10 @@ MIN_RUNGS = 8
 RUNG_NODES = 50_000
 # Below this chance a lost position's losses are not scaled further (a proved loss: every move loses all).
 _LEFT_FLOOR = 0.02
+# A steady rung's largest tolerance: the review's largest MISTAKE, so what it accepts is never a BLUNDER by its
+# own scoring (``python -m bench.ladder`` counts the blunders of the rungs from the middle up).
+STEADY_LOSS = CHANCE_SCALE.mistake
+STEADY_MARK = "never more than"  # how a steady rung's description says so (the pages find the steady rungs by it)
 
 # The game's sure moves among those scored: the moves a player of a ``sure`` rung's strength does not miss.
 SureMoves = Callable[[Any, Sequence[Any]], list[Any]]
@@ -58,9 +65,10 @@ SureMoves = Callable[[Any, Sequence[Any]], list[Any]]
 @dataclass(frozen=True, slots=True)
 class Rung:
     """One rung below the strongest: its level name, the scoring search's depth (0: as deep as ``nodes`` allow),
-    its node budget, how many moves it scores (``width``), the mean of its tolerance of lost win chance, whether
-    it takes the game's sure moves, and the think time a portal may pace it with (``think_ms``, a hint: the
-    service answers as fast as it can)."""
+    its node budget, how many moves it chooses among (``width``; its sure moves are scored whatever their rank),
+    the mean of its tolerance of lost win chance, whether it takes the game's sure moves, whether it is steady
+    (its tolerance capped at ``STEADY_LOSS``), and the think time a portal may pace it with (``think_ms``, a hint:
+    the service answers as fast as it can)."""
 
     name: str
     depth: int
@@ -69,6 +77,12 @@ class Rung:
     think_ms: int
     nodes: int = RUNG_NODES
     width: int = SCORED
+    steady: bool = False
+
+    @property
+    def max_loss(self) -> float:
+        """The largest tolerance the rung draws."""
+        return STEADY_LOSS if self.steady else math.inf
 
     @property
     def limits(self) -> Limits:
@@ -79,10 +93,11 @@ class Rung:
         sure = "takes the moves a player of its strength does not miss, " if self.sure else ""
         deep = f"{self.depth} {'move' if self.depth == 1 else 'moves'} deep" if self.depth else full_depth
         scored = "the moves" if self.width >= SCORED else f"its best {self.width} moves"
+        cap = f", {STEADY_MARK} {100 * self.max_loss:.0f} %" if self.steady else ""
         return (
             f"A rung of the rated ladder: scores {scored} with {scorer} {deep} ({self.nodes:,} positions at "
             f"most), {sure}and errs like a person, tolerating on average a loss of {100 * self.mean_loss:.1f} % "
-            "of win chance a move."
+            f"of win chance a move{cap}."
         )
 
 
@@ -109,9 +124,19 @@ def rung_strategy(
     def play(position: Any, budget: Budget, rng: random.Random, top_n: int, stop: Deadline) -> SearchResult:
         scoring = dataclasses.replace(budget, purpose="analysis")
         result = scorer(position, scoring, rng, max(rung.width, top_n), stop)
+        if rung.sure and budget.varied and rung.width < SCORED and unscored_sure(position, result, sure_moves):
+            # Sure moves its best few all leave out: score every move, so that it takes one as the other rungs do.
+            result = scorer(position, scoring, rng, SCORED, stop)
         return choose(position, result, rung, chances(), sure_moves, rng if budget.varied else None, top_n)
 
     return play
+
+
+def unscored_sure(position: Any, result: SearchResult, sure_moves: SureMoves) -> bool:
+    """Whether ``position`` offers sure moves and ``result`` scored none of them."""
+    scored = {scored_move.move for scored_move in result.alternatives} | {result.move}
+    offered = sure_moves(position, list(position.search_moves()))
+    return bool(offered) and not scored.intersection(offered)
 
 
 def losses(position: Any, alternatives: Sequence[ScoredMove], chances: WinChance) -> list[float]:
@@ -136,19 +161,20 @@ def choose(
 ) -> SearchResult:
     """``result`` (the scoring search's, every move it scored among its alternatives) with the rung's move: a sure
     move when the rung takes them and there is one, else one at random of those within a tolerance drawn from the
-    exponential of mean ``rung.mean_loss`` (``rng`` None, for analysis: the best move scored, the first of
-    equals); its value, line and proof become the answer's."""
+    exponential of mean ``rung.mean_loss``, capped at ``rung.max_loss`` (``rng`` None, for analysis: the best move
+    scored, the first of equals); its value, line and proof become the answer's. The rung chooses among its best
+    ``rung.width`` moves and the sure ones it takes."""
     scored = list(result.alternatives) or [ScoredMove(result.move, result.value, result.exact, tuple(result.pv))]
     loss = losses(position, scored, chances)
-    indices = list(range(len(scored)))
+    indices = list(range(min(len(scored), rung.width)))
     if rung.sure and rng is not None:  # analysis answers the best move the search scored, sure or not
         sure = set(sure_moves(position, [scored_move.move for scored_move in scored]))
-        indices = [i for i in indices if scored[i].move in sure] or indices
+        indices = [i for i in range(len(scored)) if scored[i].move in sure] or indices
     best = min(loss[i] for i in indices)
     if rng is None:  # analysis: the rung's best move, the first of equals (no variety)
         pick = next(i for i in indices if loss[i] == best)
     else:
-        tolerance = rng.expovariate(1.0 / rung.mean_loss) if rung.mean_loss > 0 else 0.0
+        tolerance = min(rng.expovariate(1.0 / rung.mean_loss), rung.max_loss) if rung.mean_loss > 0 else 0.0
         pick = rng.choice([i for i in indices if loss[i] <= best + tolerance])
     chosen = scored[pick]
     result.move, result.value, result.exact = chosen.move, chosen.value, chosen.exact
@@ -215,15 +241,28 @@ def think_ms(k: int) -> int:
 
 
 def rungs(
-    depths: Sequence[int], mean_losses: Sequence[float], sure_from: int, close: Sequence[tuple[float, int, int]] = ()
+    depths: Sequence[int],
+    mean_losses: Sequence[float],
+    sure_from: int,
+    close: Sequence[tuple[float, int, int]] = (),
+    steady_from: int | None = None,
 ) -> tuple[Rung, ...]:
     """Rungs ``ladder-1``, ``ladder-2``, … with the given scoring depths and mean losses (rungs from the
-    ``sure_from``-th, 1-based, take the game's sure moves), then the ``close`` rungs: (mean loss, node budget,
-    width) at full depth, the strongest level's own search choosing among its best few moves, which close the
-    gap to it."""
+    ``sure_from``-th, 1-based, take the game's sure moves; from the ``steady_from``-th, if given, they are
+    steady), then the ``close`` rungs: (mean loss, node budget, width) at full depth, the strongest level's own
+    search choosing among its best few moves, which close the gap to it."""
     plain = [(depth, loss, RUNG_NODES, SCORED) for depth, loss in zip(depths, mean_losses, strict=True)]
     every = plain + [(0, loss, nodes, width) for loss, nodes, width in close]
     return tuple(
-        Rung(f"ladder-{k}", depth, loss, k >= sure_from, think_ms(k), nodes, width)
+        Rung(
+            f"ladder-{k}",
+            depth,
+            loss,
+            k >= sure_from,
+            think_ms(k),
+            nodes,
+            width,
+            steady_from is not None and k >= steady_from,
+        )
         for k, (depth, loss, nodes, width) in enumerate(every, start=1)
     )

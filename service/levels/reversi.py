@@ -189,9 +189,10 @@ def expert_search(
 # moves with its search a few moves deep and err like people; ``make fit-ladder`` measures their ratings.
 RUNGS = ladder.rungs(
     depths=(1, 1, 1, 2, 2, 3, 3, 4, 4, 5, 6),
-    mean_losses=(10.0, 0.9, 0.45, 0.3, 0.22, 0.2, 0.12, 0.07, 0.03, 0.03, 0.015),
+    mean_losses=(10.0, 0.9, 0.45, 0.3, 0.22, 0.16, 0.12, 0.07, 0.03, 0.03, 0.015),
     sure_from=3,
     close=((0.01, EXPERT_NODES, 4),),
+    steady_from=7,
 )
 
 

@@ -14,8 +14,10 @@ from service.core.errors import UnknownLevel
 from service.core.values import Limits, ScoredMove, SearchResult
 from service.games import GAMES, LEVELS
 from service.levels import GameLevels, ladder, performance
+from service.levels.budget import Budget
 from service.levels.ladder import MIN_RUNGS, Rung, choose, losses
 from service.levels.winchance import WinChance
+from service.search import never
 
 # σ(v): a value of 0 is an even game, +ln 3 a chance of ¾.
 PLAIN = WinChance("plain", (0.0, 0.0), (1.0, 0.0, 0.0))
@@ -136,6 +138,55 @@ def test_a_rung_that_takes_sure_moves_takes_one_even_when_it_scores_worse() -> N
     assert choose(_Staged(), _result([1.0, 0.0, -1.0]), _rung(0.0), PLAIN, sure, random.Random(0), 1).move == 0
 
 
+def test_a_steady_rung_never_tolerates_more_than_the_largest_mistake() -> None:
+    """A loss of ½ (chance ¾ against ¼): an unsteady rung of a large mean tolerance plays it now and then, a
+    steady one never; a loss within the cap stays open to both."""
+    values = [math.log(3.0), -math.log(3.0), math.log(2.0)]  # losses 0, ½, 1/12
+
+    def picks(steady: bool) -> set[int]:
+        rung = Rung("test", 1, 5.0, False, 0, steady=steady)
+        return {
+            choose(_Staged(), _result(values), rung, PLAIN, lambda p, m: [], random.Random(s), 1).move
+            for s in range(200)
+        }
+
+    assert picks(steady=False) == {0, 1, 2}
+    assert picks(steady=True) == {0, 2}
+    assert Rung("test", 1, 5.0, False, 0, steady=True).max_loss == ladder.STEADY_LOSS < 0.5
+
+
+def test_a_rung_chooses_among_its_best_few_whatever_the_top_n_asked() -> None:
+    rung = Rung("test", 0, 100.0, False, 0, width=2)
+    for seed in range(30):
+        chosen = choose(_Staged(), _result([3.0, 2.0, 1.0, 0.0]), rung, PLAIN, lambda p, m: [], random.Random(seed), 4)
+        assert chosen.move in (0, 1) and len(chosen.alternatives) == 4
+
+
+class _Offering(_Staged):
+    """A position of six moves."""
+
+    def search_moves(self) -> list[int]:
+        return list(range(6))
+
+
+def test_a_rung_of_a_few_best_moves_scores_them_all_for_a_sure_one_it_left_out() -> None:
+    asked: list[int] = []
+
+    def scorer(position: object, budget: Budget, rng: random.Random, top_n: int, stop: object) -> SearchResult:
+        asked.append(top_n)
+        return _result([3.0, 2.0, 1.0, 0.0, -1.0, -2.0][:top_n])
+
+    def fifth(position: object, moves: list[int]) -> list[int]:
+        return [move for move in moves if move == 4]
+
+    strategy = ladder.rung_strategy(Rung("test", 0, 0.01, True, 0, width=2), scorer, lambda: PLAIN, fifth)
+    played = strategy(_Offering(), Budget(Limits(), Limits()), random.Random(0), 1, never)
+    assert asked == [2, ladder.SCORED] and played.move == 4
+    asked.clear()  # analysis answers the best move: no second search
+    analysis = strategy(_Offering(), Budget(Limits(), Limits(), purpose="analysis"), random.Random(0), 1, never)
+    assert asked == [2] and analysis.move == 0
+
+
 def _positions_with_a_sure_move(game_id: str, count: int) -> list[object]:
     """Positions of random games where the game names a sure move among the moves the search scores."""
     levels = LEVELS[game_id]
@@ -170,6 +221,12 @@ def test_the_rungs_that_take_sure_moves_take_them(game_id: str) -> None:
             scored = [s.move for s in answer.alternatives] + [answer.move]
             offered = levels.sure_moves(position, scored)
             assert not offered or answer.move in offered, (position, answer.move, offered)
+    # A rung choosing among its best few (the strongest level's search) takes a sure move it did not rank there.
+    few = [name for name in takes if "its best" in levels.level(name).description]
+    for name in few[-1:]:
+        for position in positions:
+            answer = levels.best_move(position, name, Limits(max_depth=1, max_nodes=300), 0)
+            assert answer.move in levels.sure_moves(position, list(position.search_moves())), (name, answer.move)
 
 
 @pytest.mark.parametrize("game_id", sorted(LEVELS))
