@@ -34,7 +34,7 @@ from service.api.rpc.servicer import GameRulesServicer
 from service.core import Limits, Move, Position
 from service.games import GAMES, LEVELS
 from service.levels import judge
-from service.levels.review import JUDGEMENTS, PlyReview, ReviewSummary, review, searches_needed
+from service.levels.review import JUDGEMENTS, PlyReview, ReviewSummary, collect, review, searches_needed
 
 APART = 0.75  # of the decisive games, the share whose loser the review rates below the winner
 WHOLE = {"reversi": 60, "strands": 40}  # the plies of the whole games reviewed within the deadline
@@ -78,14 +78,7 @@ def judged(game_id: str, played: Played, seconds: float) -> tuple[list[PlyReview
             return None
         return levels.best_move(position, plan.level, shares.next(), 0, 1, purpose="analysis")
 
-    plies: list[PlyReview] = []
-    summary = None
-    for item in review(played.positions, played.moves, levels.review_scale, search, levels.win_chance):
-        if isinstance(item, PlyReview):
-            plies.append(item)
-        else:
-            summary = item
-    assert summary is not None
+    plies, summary = collect(review(played.positions, played.moves, levels.review_scale, search, levels.win_chance))
     return plies, summary, plan
 
 

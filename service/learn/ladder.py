@@ -48,7 +48,7 @@ from service.core.values import SearchResult
 from service.learn.winchance import GAMES, LEVELS
 from service.levels import ladder, performance, winchance
 from service.levels.ladder import DATA
-from service.levels.review import PlyReview, ReviewSummary, chance_losses, review
+from service.levels.review import PlyReview, ReviewSummary, chance_losses, collect, review
 
 COMMAND = "python -m service.learn.ladder"
 RANDOM, GREEDY = "random", "greedy"
@@ -235,14 +235,7 @@ def judged(game_id: str, result: Result) -> tuple[list[Any], list[PlyReview], Re
 
     # From the opening on: its random moves are the schedule's, not the players'.
     positions, moves = positions[OPENING_PLIES:], list(result.moves[OPENING_PLIES:])
-    plies: list[PlyReview] = []
-    summary = None
-    for item in review(positions, moves, levels.review_scale, search, winchance.model(game_id)):
-        if isinstance(item, PlyReview):
-            plies.append(item)
-        else:
-            summary = item
-    assert summary is not None
+    plies, summary = collect(review(positions, moves, levels.review_scale, search, winchance.model(game_id)))
     return positions, plies, summary
 
 

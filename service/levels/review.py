@@ -20,7 +20,7 @@ the user's side of it.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 
 from service.core.contract import Position
@@ -146,6 +146,20 @@ def review(
         plies.append(judged)
         yield judged
     yield summarize(plies)
+
+
+def collect(items: Iterable[PlyReview | ReviewSummary]) -> tuple[list[PlyReview], ReviewSummary]:
+    """A whole review's plies and its summary, from ``review``'s items (for callers that need no stream)."""
+    plies: list[PlyReview] = []
+    summary = None
+    for item in items:
+        if isinstance(item, PlyReview):
+            plies.append(item)
+        else:
+            summary = item
+    if summary is None:
+        raise ValueError("a review ends with its summary")
+    return plies, summary
 
 
 def searches_needed(positions: Sequence[Position]) -> int:

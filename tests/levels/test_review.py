@@ -24,6 +24,7 @@ from service.levels.review import (
     ReviewScale,
     ReviewSummary,
     Search,
+    collect,
     move_accuracy,
     review,
 )
@@ -62,7 +63,13 @@ def reviewed(game_id: str, positions: list[Position], moves: list[object], searc
     items = list(review(positions, moves, levels.review_scale, search or searcher(game_id), levels.win_chance))
     plies = [item for item in items if isinstance(item, PlyReview)]
     assert isinstance(items[-1], ReviewSummary) and len(plies) == len(moves) == len(items) - 1
+    assert collect(items) == (plies, items[-1])
     return plies, items[-1]
+
+
+def test_collect_needs_the_summary() -> None:
+    with pytest.raises(ValueError, match="summary"):
+        collect([PlyReview(0, 1, 3)])
 
 
 def proved_values(game_id: str, position: Position) -> dict[object, float] | None:
