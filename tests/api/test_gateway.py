@@ -213,6 +213,51 @@ def test_sigterm_lets_requests_in_flight_finish(grpc_address):
             process.kill()
 
 
+def _children(pid: int) -> list[int]:
+    """The processes whose parent is ``pid`` (from /proc)."""
+    found = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat") as stat:
+                    fields = stat.read().rsplit(")", 1)[1].split()
+            except OSError:  # ended meanwhile
+                continue
+            if int(fields[1]) == pid:
+                found.append(int(entry))
+    return found
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc/self"), reason="reads the workers' process groups from /proc")
+def test_a_terminals_ctrl_c_reaches_the_gateways_main_process_alone(grpc_address):
+    """The gateway started by hand in a terminal (a process group of its own), stopped by Ctrl-C (SIGINT to the
+    whole group): its workers are in groups of their own, so only the main process hears it and stops them; it
+    exits 0 and logs no ERROR line. (A worker that heard the Ctrl-C first ended, and the main process logged its
+    "Unexpected exit" as an ERROR and exited 1, now and then.)"""
+    port = free_port()
+    process = subprocess.Popen(
+        gateway_command(port, grpc_address, workers=2),
+        env={**os.environ, **QUIET},
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
+    try:
+        wait_http(f"http://127.0.0.1:{port}/healthz")
+        workers = _children(process.pid)
+        assert len(workers) >= 2, workers
+        assert all(os.getpgid(worker) not in (process.pid, os.getpgid(process.pid)) for worker in workers)
+        os.killpg(process.pid, signal.SIGINT)
+        _, err = process.communicate(timeout=30)
+        assert process.returncode == 0, err
+        assert "ERROR" not in err and "Traceback" not in err, err
+        assert not [worker for worker in workers if os.path.exists(f"/proc/{worker}")], "a worker outlived the stop"
+    finally:
+        if process.poll() is None:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.wait()
+
+
 def test_bind_addresses():
     """granian binds to IP addresses: a host name such as the default ``localhost`` is resolved first."""
     assert parse_bind("localhost:8080")[0] in {"127.0.0.1", "::1"}

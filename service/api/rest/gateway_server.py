@@ -300,6 +300,10 @@ def _relay_stop_signals() -> None:
     def forget_in_child() -> None:
         # A forked worker must not write its signals into this process's pipe (they would be relayed here);
         # it ends on a stop until granian listens in it, and then stops through its event loop.
+        # In a process group of its own, a terminal's Ctrl-C (SIGINT to the whole foreground group) reaches
+        # the main process alone, which stops the workers: a worker stopped by the same Ctrl-C before its main
+        # process heard it was logged as an "Unexpected exit" ERROR and the gateway exited 1.
+        os.setpgid(0, 0)
         signal.set_wakeup_fd(-1)
         os.close(read_end)
         os.close(write_end)
