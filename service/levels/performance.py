@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 import math
+import random
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cache
@@ -43,6 +44,8 @@ def band(loss: float) -> int:
 
 
 BANDS = len(LOSS_BANDS) + 2
+# A loss in each band, for drawing a seat from the model: none, each bound, and a whole win.
+BAND_LOSSES = (0.0, *LOSS_BANDS, 1.0)
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,6 +78,12 @@ class Performance:
     def chances(self, rating: float) -> list[float]:
         """The chance of each band for one judged move of a player rated ``rating``."""
         return _softmax(_etas(self.intercepts, self.slopes, (rating - self.center) / self.scale))
+
+    def draw(self, rating: float, moves: int, rng: random.Random) -> list[float]:
+        """The losses of ``moves`` judged moves of a player rated ``rating`` as the model has them, each band's
+        largest loss (``BAND_LOSSES``): the model's own seats, which tell how well any rating read off one game's
+        bands can do (``python -m bench.ladder`` compares the reviews' error with theirs)."""
+        return rng.choices(BAND_LOSSES, self.chances(rating), k=moves)
 
     def rating(self, losses: Sequence[float]) -> Rating:
         """The performance rating of a seat whose judged moves lost ``losses`` of win chance: the posterior's

@@ -96,6 +96,15 @@ def test_a_performance_rating_reads_the_moves() -> None:
     assert performance.band(0.9) == 6
 
 
+def test_the_models_own_seats_lose_in_its_bands_and_read_back_their_rating() -> None:
+    model = performance.Performance.fit((1000.0, 0.0), ([70, 5, 5, 5, 5, 5, 5], [35, 5, 5, 5, 5, 5, 40]))
+    drawn = model.draw(1000.0, 4000, random.Random(1))
+    shares = [sum(performance.band(loss) == k for loss in drawn) / len(drawn) for k in range(performance.BANDS)]
+    assert shares == pytest.approx(model.chances(1000.0), abs=0.02)  # about 4 standard errors of the largest
+    assert model.draw(1000.0, 50, random.Random(2)) == model.draw(1000.0, 50, random.Random(2))  # seeded
+    assert model.rating(model.draw(0.0, 2000, random.Random(3))).value == pytest.approx(0.0, abs=50.0)
+
+
 @pytest.mark.parametrize("game_id", sorted(GAMES))
 def test_greedy_leaves_the_best_score_margin(game_id: str) -> None:
     position = GAMES[game_id].new_position({}, "greedy")
