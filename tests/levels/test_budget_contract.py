@@ -27,7 +27,7 @@ from service.levels import kalah as kalah_levels
 from service.levels import petak_sawah as petak_levels
 from service.levels import reversi as reversi_levels
 from service.levels.budget import SPEND, Budget
-from tests.levels.conftest import on_path
+from tests.levels.conftest import on_path, small_limits, tree_search
 
 SEARCHING_GAMES = ("reversi", "kalah", "petak-sawah")
 STRONGEST = {"reversi": "expert", "kalah": "hard", "petak-sawah": "hard"}
@@ -241,12 +241,10 @@ def test_analysis_answers_the_best_move_whatever_the_seed(game_id: str, path: bo
     for level in LEVELS[game_id].levels:
         if level.limits == Limits() or level.limits.max_time_ms:
             continue  # the one-move rules break ties by seed; Strands' timed levels answer what the clock allows
-        # A small node budget of the caller's keeps it quick (a tree search's iterations are dear in Python); the
-        # variety is the level's whatever its budget.
-        tree = "Monte Carlo" in level.description or "tree search" in level.description  # hard, and rungs on it
-        # A Python tree search's iterations cost some thirty-five times the native ones', and Strands has six
-        # levels on one: a few hundred there still make the most searched move the same for every seed.
-        small = Limits(max_nodes=300 if tree and not path else 4_000)
+        # A small node budget of the caller's keeps it quick; the variety is the level's whatever its budget. A
+        # few hundred iterations of a Python tree search still make its most searched move the same every seed.
+        tree = tree_search(level)
+        small = small_limits(level, path)
         answers = [
             LEVELS[game_id].best_move(position, level.name, small, seed, 3, purpose="analysis") for seed in range(4)
         ]

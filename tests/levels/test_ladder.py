@@ -18,6 +18,7 @@ from service.levels.budget import Budget
 from service.levels.ladder import MIN_RUNGS, Rung, choose, losses
 from service.levels.winchance import WinChance
 from service.search import never
+from tests.levels.conftest import small_limits
 
 # σ(v): a value of 0 is an even game, +ln 3 a chance of ¾.
 PLAIN = WinChance("plain", (0.0, 0.0), (1.0, 0.0, 0.0))
@@ -236,7 +237,7 @@ def test_a_rung_plays_the_same_move_for_a_seed(game_id: str, path: bool) -> None
     for _ in range(3):
         position = position.play(position.legal_moves_page(0, 1)[0])
     rung = levels.ladder[len(levels.ladder) // 2]
-    small = Limits(max_nodes=2_000)  # a small node budget keeps the Python path quick; the choice is the rung's
+    small = small_limits(levels.level(rung), path)  # quick on either path; the choice is the rung's
     first = [levels.best_move(position, rung, small, seed).move for seed in range(4)]
     again = [levels.best_move(position, rung, small, seed).move for seed in range(4)]
     assert first == again
