@@ -90,7 +90,8 @@ class Rung:
         return Limits(max_depth=self.depth or None, max_nodes=self.nodes)
 
     def describe(self, scorer: str, full_depth: str = "at full depth") -> str:
-        sure = "takes the moves a player of its strength does not miss, " if self.sure else ""
+        few = " (scoring every move when its best few hold none)" if self.width < SCORED else ""
+        sure = f"takes the moves a player of its strength does not miss{few}, " if self.sure else ""
         deep = f"{self.depth} {'move' if self.depth == 1 else 'moves'} deep" if self.depth else full_depth
         scored = "the moves" if self.width >= SCORED else f"its best {self.width} moves"
         cap = f", {STEADY_MARK} {100 * self.max_loss:.0f} %" if self.steady else ""
