@@ -18,7 +18,7 @@ from __future__ import annotations
 import math
 from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
-from typing import Any, ClassVar, Generic, TypeVar
+from typing import Any, ClassVar, Generic, TypeGuard, TypeVar
 
 from service.core.errors import InvalidOption
 from service.core.values import Event, Move, MoveGroup, OptionSpec, Outcome
@@ -31,7 +31,7 @@ MAX_OPTION_TEXT = 8192  # characters in a string option; the largest real layout
 MAX_OPTION_CELLS = 1024  # names in a cells option
 
 
-def is_int(value: Any) -> bool:
+def is_int(value: object) -> TypeGuard[int]:
     """An int that is not a bool (JSON true is not a number): the check of every whole-number field."""
     return isinstance(value, int) and not isinstance(value, bool)
 

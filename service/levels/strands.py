@@ -16,12 +16,10 @@ from __future__ import annotations
 
 import random
 from collections.abc import Sequence
-from typing import Any
 
 from service.core.values import Level, Limits, SearchResult
-from service.engines.strands import StrandsPosition
+from service.engines.strands import StrandsMove, StrandsPosition
 from service.engines.strands.learned import Weights, shipped
-from service.engines.strands.moves import Move as StrandsMove
 from service.levels import ladder
 from service.levels.budget import Budget
 from service.levels.driver import GameLevels
@@ -63,12 +61,14 @@ def evaluate_with(weights: Weights, position: StrandsPosition, seat: int) -> flo
     return value if seat == mover else -value
 
 
-def _easy(position: StrandsPosition, budget: Budget, rng: Any, top_n: int, stop: Deadline) -> SearchResult:
+def _easy(position: StrandsPosition, budget: Budget, rng: random.Random, top_n: int, stop: Deadline) -> SearchResult:
     mover = position.to_move
     return greedy(position, lambda p, m: p.play(m).evaluate(mover), rng, top_n)
 
 
-def _alpha_beta(position: StrandsPosition, budget: Budget, rng: Any, top_n: int, stop: Deadline) -> SearchResult:
+def _alpha_beta(
+    position: StrandsPosition, budget: Budget, rng: random.Random, top_n: int, stop: Deadline
+) -> SearchResult:
     """The alpha-beta search (``medium``, and ``hard`` once every full cover fits): on the native engine when it
     holds the position, else in Python."""
     limits = budget.limits
@@ -78,7 +78,7 @@ def _alpha_beta(position: StrandsPosition, budget: Budget, rng: Any, top_n: int,
     return search(position, limits, stop=stop, top_n=top_n, rng=rng, evaluate=learned)
 
 
-def _hard(position: StrandsPosition, budget: Budget, rng: Any, top_n: int, stop: Deadline) -> SearchResult:
+def _hard(position: StrandsPosition, budget: Budget, rng: random.Random, top_n: int, stop: Deadline) -> SearchResult:
     if position.search_moves_complete():
         # Every full cover fits the search from here to the end: alpha-beta can prove the result.
         return _alpha_beta(position, budget, rng, top_n, stop)
@@ -134,7 +134,7 @@ _RUNG_LEVELS, _RUNG_STRATEGIES = ladder.ladder_levels(
 )
 LADDER = (*(rung.name for rung in RUNGS), "hard")
 
-LEVELS = GameLevels(
+LEVELS: GameLevels[StrandsPosition, StrandsMove] = GameLevels(
     "strands",
     levels=(
         Level("easy", "Plays the candidate cover that evaluates best one move ahead.", Limits()),

@@ -18,7 +18,16 @@ Which search each best-move level uses, and the exact solver of small endgames, 
 from service.engines.dots_and_boxes.chains import estimate_rest, loony_value, play_moves, run_lengths, side_counts
 from service.engines.dots_and_boxes.game import DotsAndBoxesGame
 from service.engines.dots_and_boxes.geometry import Geometry, canonical_lines, geometry, line_symmetries
-from service.engines.dots_and_boxes.position import CHOICE, KEEP, PLAY, SETUP, STOP, SWAP, DotsAndBoxesPosition, Move
+from service.engines.dots_and_boxes.position import (
+    CHOICE,
+    KEEP,
+    PLAY,
+    SETUP,
+    STOP,
+    SWAP,
+    DotsAndBoxesMove,
+    DotsAndBoxesPosition,
+)
 
 GAME = DotsAndBoxesGame()
 
@@ -31,9 +40,9 @@ __all__ = [
     "STOP",
     "SWAP",
     "DotsAndBoxesGame",
+    "DotsAndBoxesMove",
     "DotsAndBoxesPosition",
     "Geometry",
-    "Move",
     "canonical_lines",
     "estimate_rest",
     "geometry",

@@ -18,7 +18,7 @@ Choices where the rules are silent:
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, NewType, cast
 
 from service.core.bits import set_bits
 from service.core.contract import Position, is_int
@@ -28,9 +28,9 @@ from service.engines.dots_and_boxes.chains import estimate_rest, play_moves
 from service.engines.dots_and_boxes.geometry import Geometry
 
 # A Dots and Boxes move: a line's number (``geometry``), or a pie-rule word ``STOP``, ``KEEP``, ``SWAP``.
-Move = int
+DotsAndBoxesMove = NewType("DotsAndBoxesMove", int)
 
-STOP, KEEP, SWAP = -1, -2, -3
+STOP, KEEP, SWAP = DotsAndBoxesMove(-1), DotsAndBoxesMove(-2), DotsAndBoxesMove(-3)
 _WORDS = {STOP: "stop", KEEP: "keep", SWAP: "swap"}
 _WORD_MOVES = {word: move for move, word in _WORDS.items()}
 
@@ -44,7 +44,7 @@ def plural(count: int, word: str) -> str:
     return f"{count} {word}" if count == 1 else f"{count} {word}es" if word == "box" else f"{count} {word}s"
 
 
-class DotsAndBoxesPosition(Position[Move]):
+class DotsAndBoxesPosition(Position[DotsAndBoxesMove]):
     """A Dots and Boxes position: lines drawn, boxes of each colour, colour to move, seat of A, pie phase."""
 
     __slots__ = ("_a", "_a_seat", "_b", "_colour", "_geo", "_hash", "_lines", "_phase", "_pie", "_to_move")
@@ -209,7 +209,7 @@ class DotsAndBoxesPosition(Position[Move]):
 
     # --- moves --------------------------------------------------------------------------------------
 
-    def legal_moves(self) -> list[Move]:
+    def legal_moves(self) -> list[DotsAndBoxesMove]:
         """Undrawn lines in line-number order; in the setup ``stop`` last (once a line is drawn); in the
         choice ``keep`` then ``swap``."""
         phase = self._phase
@@ -217,7 +217,7 @@ class DotsAndBoxesPosition(Position[Move]):
             return [KEEP, SWAP]
         if phase == PLAY and self._lines == self._geo.full:
             return []
-        moves = set_bits(self._lines ^ self._geo.full)
+        moves = cast("list[DotsAndBoxesMove]", set_bits(self._lines ^ self._geo.full))
         if phase == SETUP and self._lines:
             moves.append(STOP)
         return moves
@@ -231,7 +231,7 @@ class DotsAndBoxesPosition(Position[Move]):
             count += 1
         return count
 
-    def parse_move(self, text: str) -> int:
+    def parse_move(self, text: str) -> DotsAndBoxesMove:
         if not isinstance(text, str):
             raise InvalidMove(f"a move is text (a line like 'a1-b1', or stop, keep, swap), not {type(text).__name__}")
         if len(text) > 16:
@@ -239,9 +239,9 @@ class DotsAndBoxesPosition(Position[Move]):
         word = _WORD_MOVES.get(text)
         if word is not None:
             return word
-        return self._geo.parse_line(text)
+        return DotsAndBoxesMove(self._geo.parse_line(text))
 
-    def move_from_fields(self, fields: Mapping[str, Any]) -> int:
+    def move_from_fields(self, fields: Mapping[str, Any]) -> DotsAndBoxesMove:
         if not isinstance(fields, Mapping):
             raise InvalidMove("a move is a message with the fields 'line' and 'pie'")
         for key in fields:
@@ -263,21 +263,21 @@ class DotsAndBoxesPosition(Position[Move]):
         if len(line) > 16:
             raise InvalidMove(f"{line[:16]!r}... is too long for a line", "line")
         try:
-            return self._geo.parse_line(line)
+            return DotsAndBoxesMove(self._geo.parse_line(line))
         except InvalidMove as error:
             raise InvalidMove(error.message, "line") from None
 
-    def move_notation(self, move: Move) -> str:
+    def move_notation(self, move: DotsAndBoxesMove) -> str:
         if move < 0:
             return _WORDS[move]
         return self._geo.line_names[move]
 
-    def move_to_fields(self, move: Move) -> dict[str, Any]:
+    def move_to_fields(self, move: DotsAndBoxesMove) -> dict[str, Any]:
         if move < 0:
             return {"line": "", "pie": _WORDS[move]}
         return {"line": self._geo.line_names[move], "pie": ""}
 
-    def _check_move(self, move: Any) -> int:
+    def _check_move(self, move: DotsAndBoxesMove) -> DotsAndBoxesMove:
         """Legality of a move (already known to be an int of the right range)."""
         phase, g = self._phase, self._geo
         if move >= 0:
@@ -300,7 +300,7 @@ class DotsAndBoxesPosition(Position[Move]):
             raise IllegalMove(f"{word} is seat 2's choice after the setup, not allowed {when}", "pie")
         return move
 
-    def apply(self, move: Move) -> tuple[DotsAndBoxesPosition, list[Event]]:
+    def apply(self, move: DotsAndBoxesMove) -> tuple[DotsAndBoxesPosition, list[Event]]:
         if self.to_move == 0:
             raise GameOverError("the game is over: every line is drawn")
         if not is_int(move) or not -3 <= move < self._geo.line_count:
@@ -313,7 +313,7 @@ class DotsAndBoxesPosition(Position[Move]):
             events.append(Event("game_over", outcome.winner, (), 0, outcome.detail + "."))
         return after, events
 
-    def _pie_events(self, move: int, after: DotsAndBoxesPosition) -> list[Event]:
+    def _pie_events(self, move: DotsAndBoxesMove, after: DotsAndBoxesPosition) -> list[Event]:
         """What ``stop``, ``keep`` or ``swap`` did."""
         if move == STOP:
             drawn = self._lines.bit_count()
@@ -328,7 +328,7 @@ class DotsAndBoxesPosition(Position[Move]):
         detail = f"Seat 2 {verb} the colours: seat {a_seat} holds A, seat {3 - a_seat} holds B; {then}"
         return [Event("phase", 2, (), 0, detail)]
 
-    def _line_events(self, move: int, after: DotsAndBoxesPosition) -> list[Event]:
+    def _line_events(self, move: DotsAndBoxesMove, after: DotsAndBoxesPosition) -> list[Event]:
         """What drawing the line ``move`` did: the line, the boxes it completed, the extra turn, the setup's end."""
         g, seat = self._geo, self.to_move
         colour = COLOURS[self._colour]
@@ -364,7 +364,7 @@ class DotsAndBoxesPosition(Position[Move]):
 
     # --- search hooks -------------------------------------------------------------------------------
 
-    def play(self, move: Move) -> DotsAndBoxesPosition:
+    def play(self, move: DotsAndBoxesMove) -> DotsAndBoxesPosition:
         g = self._geo
         if move < 0:
             if move == STOP:
@@ -395,12 +395,12 @@ class DotsAndBoxesPosition(Position[Move]):
             phase = CHOICE
         return DotsAndBoxesPosition(g, lines, a, b, colour, self._a_seat, phase, self._pie)
 
-    def search_moves(self) -> Sequence[int]:
+    def search_moves(self) -> Sequence[DotsAndBoxesMove]:
         """Regular play: the sound reductions of ``chains.play_moves``, the rest ordered safe lines first,
         then openings by the number of boxes they hand over. Setup and choice: the legal moves."""
         if self._phase != PLAY:
             return self.legal_moves()
-        return play_moves(self._geo, self._lines)
+        return cast("tuple[DotsAndBoxesMove, ...]", play_moves(self._geo, self._lines))
 
     def box_margin(self, seat: int) -> float:
         """The boxes of ``seat``'s colour minus the other colour's (the ``medium`` level's evaluation)."""

@@ -45,8 +45,8 @@ Choices where the rules are silent:
 """
 
 from service.engines.kalah.game import KalahGame
-from service.engines.kalah.position import MAX_PITS, MAX_SEEDS, MIN_PITS, MIN_SEEDS, KalahPosition, Move
+from service.engines.kalah.position import MAX_PITS, MAX_SEEDS, MIN_PITS, MIN_SEEDS, KalahMove, KalahPosition
 
 GAME = KalahGame()
 
-__all__ = ["GAME", "MAX_PITS", "MAX_SEEDS", "MIN_PITS", "MIN_SEEDS", "KalahGame", "KalahPosition", "Move"]
+__all__ = ["GAME", "MAX_PITS", "MAX_SEEDS", "MIN_PITS", "MIN_SEEDS", "KalahGame", "KalahMove", "KalahPosition"]

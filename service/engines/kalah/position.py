@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, NewType, cast
 
 from service.core.contract import Position, is_int
 from service.core.errors import GameOverError, IllegalMove, InvalidMove
 from service.core.values import Event, Outcome
 
 # A Kalah move: the number of the mover's pit sown, 1 to the pits a side (from the mover's left).
-Move = int
+KalahMove = NewType("KalahMove", int)
 
 MIN_PITS, MAX_PITS = 1, 12
 MIN_SEEDS, MAX_SEEDS = 1, 12
@@ -68,7 +68,7 @@ def _sow(board: tuple[int, ...], n: int, mover: int, pit: int) -> tuple[list[int
     return b, i, captured
 
 
-class KalahPosition(Position[Move]):
+class KalahPosition(Position[KalahMove]):
     """A Kalah position: the holes in sowing order, the seat to move (0 once over), the seeds per pit."""
 
     __slots__ = ("_board", "_hash", "_pits", "_seeds", "_to_move")
@@ -149,18 +149,18 @@ class KalahPosition(Position[Move]):
 
     # --- moves --------------------------------------------------------------------------------------
 
-    def legal_moves(self) -> list[Move]:
+    def legal_moves(self) -> list[KalahMove]:
         """The non-empty pits of the seat to move, pit 1 first."""
         if not self._to_move:
             return []
         base = 0 if self._to_move == 1 else self._pits + 1
         b = self._board
-        return [p + 1 for p in range(self._pits) if b[base + p]]
+        return cast("list[KalahMove]", [p + 1 for p in range(self._pits) if b[base + p]])
 
     def legal_move_count(self) -> int:
         return len(self.legal_moves())
 
-    def _check_pit(self, pit: Any, field: str) -> int:
+    def _check_pit(self, pit: object, field: str) -> KalahMove:
         n = self._pits
         if not is_int(pit):
             raise InvalidMove(f"a move is a pit number 1..{n}, not {type(pit).__name__}", field)
@@ -172,9 +172,9 @@ class KalahPosition(Position[Move]):
                     field,
                 )
             raise InvalidMove(f"pit {pit} is out of range 1..{n}", field)
-        return pit
+        return KalahMove(pit)
 
-    def parse_move(self, text: str) -> int:
+    def parse_move(self, text: str) -> KalahMove:
         if not isinstance(text, str):
             raise InvalidMove(f"a move is a pit number 1..{self._pits} as text, not {type(text).__name__}")
         if len(text) > 3 or not text.isascii() or not text.isdigit() or (text[0] == "0" and text != "0"):
@@ -182,7 +182,7 @@ class KalahPosition(Position[Move]):
             raise InvalidMove(f"{shown!r} is not a move: a move is a pit number 1..{self._pits}")
         return self._check_pit(int(text), "")
 
-    def move_from_fields(self, fields: Mapping[str, Any]) -> int:
+    def move_from_fields(self, fields: Mapping[str, Any]) -> KalahMove:
         if not isinstance(fields, Mapping):
             raise InvalidMove("a move is a message with the field 'pit'")
         for key in fields:
@@ -190,13 +190,13 @@ class KalahPosition(Position[Move]):
                 raise InvalidMove(f"unknown move field {key!r}: a Kalah move has only 'pit'", str(key))
         return self._check_pit(fields.get("pit", 0), "pit")
 
-    def move_notation(self, move: Move) -> str:
+    def move_notation(self, move: KalahMove) -> str:
         return str(move)
 
-    def move_to_fields(self, move: Move) -> dict[str, Any]:
+    def move_to_fields(self, move: KalahMove) -> dict[str, Any]:
         return {"pit": move}
 
-    def apply(self, move: Move) -> tuple[KalahPosition, list[Event]]:
+    def apply(self, move: KalahMove) -> tuple[KalahPosition, list[Event]]:
         mover = self._to_move
         if not mover:
             raise GameOverError("the game is over: no more moves")
@@ -280,7 +280,7 @@ class KalahPosition(Position[Move]):
 
     # --- search hooks -------------------------------------------------------------------------------
 
-    def play(self, move: Move) -> KalahPosition:
+    def play(self, move: KalahMove) -> KalahPosition:
         n, mover = self._pits, self._to_move
         b, last, _ = _sow(self._board, n, mover, move)
         south_left = any(b[0:n])
@@ -345,12 +345,12 @@ class KalahPosition(Position[Move]):
                 best = key
         return free, best >> 8
 
-    def search_moves(self) -> list[int]:
+    def search_moves(self) -> list[KalahMove]:
         """Extra turns first (nearest the store first, as it disturbs nothing), then captures, biggest
         first, then the rest from the store side out."""
         keys = self._hint_keys()
         keys.sort(reverse=True)
-        return [(k & 255) + 1 for k in keys]
+        return cast("list[KalahMove]", [(k & 255) + 1 for k in keys])
 
     def evaluate(self, seat: int) -> float:
         """Estimated final store margin for ``seat``: the store difference; for the seat to move, a share of

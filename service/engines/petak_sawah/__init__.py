@@ -36,8 +36,8 @@ with the evaluation features), ``notation`` (reading positions and options' cell
 
 from service.engines.petak_sawah.board import rocks_from_seed
 from service.engines.petak_sawah.game import PetakSawahGame
-from service.engines.petak_sawah.position import Move, PetakSawahPosition
+from service.engines.petak_sawah.position import PetakSawahMove, PetakSawahPosition
 
 GAME = PetakSawahGame()
 
-__all__ = ["GAME", "Move", "PetakSawahGame", "PetakSawahPosition", "rocks_from_seed"]
+__all__ = ["GAME", "PetakSawahGame", "PetakSawahMove", "PetakSawahPosition", "rocks_from_seed"]

@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, NewType, cast
 
 from service.core.contract import Position
 from service.core.errors import GameOverError, IllegalMove, InvalidMove
@@ -12,7 +12,7 @@ from service.core.values import Event, Outcome
 from service.engines.petak_sawah.board import EMPTY, ROCK, Board
 
 # A Petak Sawah move: the index of the cell taken (``board``'s numbering).
-Move = int
+PetakSawahMove = NewType("PetakSawahMove", int)
 
 # Layout of a position's key, low bits first: rows (4 bits), cols (4), opener - 1 (1), then seat 1's mask,
 # seat 2's mask and the rock mask, ``size`` bits each. The low byte fixes the size, so keys never collide
@@ -35,7 +35,7 @@ def _key(board: Board, rocks: int, own1: int, own2: int, opener: int) -> int:
     )
 
 
-class PetakSawahPosition(Position[Move]):
+class PetakSawahPosition(Position[PetakSawahMove]):
     """A Petak Sawah position: the board, the rocks, each seat's cells and the opener.
 
     Immutable and hashable. Build one with ``GAME.new_position``, ``GAME.parse_position`` or
@@ -74,7 +74,7 @@ class PetakSawahPosition(Position[Move]):
     def __eq__(self, other: object) -> bool:
         if other.__class__ is not PetakSawahPosition:
             return NotImplemented
-        return self.key == other.key  # type: ignore[attr-defined]
+        return self.key == other.key
 
     def __hash__(self) -> int:
         return hash(self.key)
@@ -119,27 +119,27 @@ class PetakSawahPosition(Position[Move]):
 
     # --- moves ---
 
-    def legal_moves(self) -> list[int]:
+    def legal_moves(self) -> list[PetakSawahMove]:
         """The empty cultivable cells, in board order (row by row from the top, left to right)."""
-        moves = []
+        moves: list[int] = []
         empty = self.empty
         while empty:
             low = empty & -empty
             moves.append(low.bit_length() - 1)
             empty ^= low
-        return moves
+        return cast("list[PetakSawahMove]", moves)
 
     def legal_move_count(self) -> int:
         return self.empty.bit_count()
 
-    def parse_move(self, text: str) -> int:
+    def parse_move(self, text: str) -> PetakSawahMove:
         """A cell name such as ``c2``. InvalidMove if it is not a cell of this board."""
         cell = self.board.parse_cell(text)
         if cell < 0:
             raise InvalidMove(self.board.describe_bad_cell(text), "")
-        return cell
+        return PetakSawahMove(cell)
 
-    def move_from_fields(self, fields: Mapping[str, Any]) -> int:
+    def move_from_fields(self, fields: Mapping[str, Any]) -> PetakSawahMove:
         """The ``PetakSawahMove`` message: ``{"cell": "c2"}``."""
         if not isinstance(fields, Mapping):
             raise InvalidMove(f"a move must be a message with a cell, not {type(fields).__name__}", "")
@@ -149,20 +149,20 @@ class PetakSawahPosition(Position[Move]):
         cell = self.board.parse_cell(value)
         if cell < 0:
             raise InvalidMove(self.board.describe_bad_cell(value), "cell")
-        return cell
+        return PetakSawahMove(cell)
 
-    def move_notation(self, move: int) -> str:
+    def move_notation(self, move: PetakSawahMove) -> str:
         return self.board.names[move]
 
-    def move_to_fields(self, move: int) -> dict[str, Any]:
+    def move_to_fields(self, move: PetakSawahMove) -> dict[str, Any]:
         return {"cell": self.board.names[move]}
 
-    def points_for(self, move: int) -> int:
+    def points_for(self, move: PetakSawahMove) -> int:
         """The points the seat to move scores by taking ``move`` now."""
         own = self.own1 if self.to_move == 1 else self.own2
         return (self.board.neighbours[move] & own).bit_count()
 
-    def apply(self, move: Move) -> tuple[PetakSawahPosition, list[Event]]:
+    def apply(self, move: PetakSawahMove) -> tuple[PetakSawahPosition, list[Event]]:
         """Take a cell, with checks; events: ``place``, ``points`` and, after the last cell, ``game_over``."""
         if self.to_move == 0:
             raise GameOverError("the game is over: every cultivable cell is taken", "")
@@ -234,7 +234,7 @@ class PetakSawahPosition(Position[Move]):
 
     # --- search hooks ---
 
-    def play(self, move: int) -> PetakSawahPosition:
+    def play(self, move: PetakSawahMove) -> PetakSawahPosition:
         """``apply`` without checks or events."""
         after = object.__new__(PetakSawahPosition)
         after.board = self.board
@@ -253,7 +253,7 @@ class PetakSawahPosition(Position[Move]):
         after.to_move = 3 - self.to_move if empty else 0
         return after
 
-    def search_moves(self) -> list[int]:
+    def search_moves(self) -> list[PetakSawahMove]:
         """Every empty cell, hottest first: most taken neighbours (points for the mover, or points denied to
         the opponent), then most empty neighbours (room to grow), then board order. Counted for all cells
         at once on bit slices, so the cost hardly grows with the board."""
@@ -261,7 +261,7 @@ class PetakSawahPosition(Position[Move]):
         empty = self.empty
         heat = board.count_slices(self.own1 | self.own2)
         room = board.count_slices(empty)
-        moves = []
+        moves: list[int] = []
         for hot in range(4, -1, -1):
             bucket = heat[hot] & empty
             if not bucket:
@@ -272,7 +272,7 @@ class PetakSawahPosition(Position[Move]):
                     low = cells & -cells
                     moves.append(low.bit_length() - 1)
                     cells ^= low
-        return moves
+        return cast("list[PetakSawahMove]", moves)
 
     def stage(self) -> float:
         """The empty cultivable cells' share of all of them."""

@@ -38,8 +38,18 @@ Choices made where the rules are silent (each documented where it is implemented
 
 from service.engines.reversi.bitboards import DEFAULT_SIZE, MAX_SIZE, MIN_SIZE
 from service.engines.reversi.game import ReversiGame
-from service.engines.reversi.position import PASS, Move, ReversiPosition, perft
+from service.engines.reversi.position import PASS, ReversiMove, ReversiPosition, perft
 
 GAME = ReversiGame()
 
-__all__ = ["DEFAULT_SIZE", "GAME", "MAX_SIZE", "MIN_SIZE", "PASS", "Move", "ReversiGame", "ReversiPosition", "perft"]
+__all__ = [
+    "DEFAULT_SIZE",
+    "GAME",
+    "MAX_SIZE",
+    "MIN_SIZE",
+    "PASS",
+    "ReversiGame",
+    "ReversiMove",
+    "ReversiPosition",
+    "perft",
+]

@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, NewType, cast
 
 from service.core.bits import set_bits
 from service.core.contract import Position, is_int
@@ -23,16 +23,16 @@ from service.engines.reversi.bitboards import (
 from service.engines.reversi.evaluation import estimate
 
 # A Reversi move: the index of the square placed on (``bitboards``' numbering), or ``PASS``.
-Move = int
+ReversiMove = NewType("ReversiMove", int)
 
-PASS = -1  # the move of a seat with no placement
+PASS = ReversiMove(-1)  # the move of a seat with no placement
 
 
 def _colour_name(is_black: bool) -> str:
     return "Black" if is_black else "White"
 
 
-class ReversiPosition(Position[Move]):
+class ReversiPosition(Position[ReversiMove]):
     """A Reversi position: board size, Black's and White's discs as bitboards, seat to move, Black's seat.
 
     Immutable and hashable; equal iff the notation is equal. Build one with ``GAME.new_position``,
@@ -134,19 +134,19 @@ class ReversiPosition(Position[Move]):
 
     # --- moves ---
 
-    def legal_moves(self) -> list[Move]:
+    def legal_moves(self) -> list[ReversiMove]:
         """Placements in board order; ``[PASS]`` when only the other seat can place; [] when over."""
         if self.to_move == 0:
             return []
         moves = self.placements()
-        return set_bits(moves) if moves else [PASS]
+        return cast("list[ReversiMove]", set_bits(moves)) if moves else [PASS]
 
     def legal_move_count(self) -> int:
         if self.to_move == 0:
             return 0
         return self.placements().bit_count() or 1
 
-    def parse_move(self, text: str) -> int:
+    def parse_move(self, text: str) -> ReversiMove:
         """``d3`` (column letter, row number; either case) or ``pass``."""
         if not isinstance(text, str):
             raise InvalidMove("a move must be a string such as 'd3' or 'pass'", "")
@@ -157,7 +157,7 @@ class ReversiPosition(Position[Move]):
             return PASS
         return self._square(word, "")
 
-    def _square(self, name: str, field: str) -> int:
+    def _square(self, name: str, field: str) -> ReversiMove:
         size = self.size
         if len(name) < 2 or name[0] not in COLUMNS or not name[1:].isdigit() or not name[1:].isascii():
             raise InvalidMove(f"{name!r} is not a square such as 'd3' or the word 'pass'", field)
@@ -168,9 +168,9 @@ class ReversiPosition(Position[Move]):
         if col >= size or row >= size:
             last = f"{COLUMNS[size - 1]}{size}"
             raise InvalidMove(f"{name!r} is off the {size}x{size} board (a1 to {last})", field)
-        return row * size + col
+        return ReversiMove(row * size + col)
 
-    def move_from_fields(self, fields: Mapping[str, Any]) -> int:
+    def move_from_fields(self, fields: Mapping[str, Any]) -> ReversiMove:
         """``{"square": "d3", "is_pass": False}`` or ``{"square": "", "is_pass": True}``."""
         if not isinstance(fields, Mapping):
             raise InvalidMove("a move must be an object with 'square' or 'is_pass'", "")
@@ -193,19 +193,19 @@ class ReversiPosition(Position[Move]):
             raise InvalidMove(f"{square[:12]!r} is not a square such as 'd3'", "square")
         return self._square(square.lower(), "square")
 
-    def move_notation(self, move: Move) -> str:
+    def move_notation(self, move: ReversiMove) -> str:
         if move == PASS:
             return "pass"
         return self._geo.names[move]
 
-    def move_to_fields(self, move: Move) -> dict[str, Any]:
+    def move_to_fields(self, move: ReversiMove) -> dict[str, Any]:
         if move == PASS:
             return {"square": "", "is_pass": True}
         return {"square": self._geo.names[move], "is_pass": False}
 
     # --- playing ---
 
-    def _check_move(self, move: Any) -> None:
+    def _check_move(self, move: object) -> None:
         if self.to_move == 0:
             raise GameOverError("the game is over: neither seat has a placement", "")
         if not is_int(move) or not (move == PASS or 0 <= move < self._geo.n):
@@ -225,7 +225,7 @@ class ReversiPosition(Position[Move]):
                 raise IllegalMove(f"{self._who(self.to_move)} has no placement and must pass", "")
             raise IllegalMove(f"a disc on {name} would not bracket any opponent disc", "")
 
-    def play(self, move: Move) -> ReversiPosition:
+    def play(self, move: ReversiMove) -> ReversiPosition:
         """The position after ``move`` (a legal one), forced passes played: the same as ``apply(move)[0]``."""
         geo = self._geo
         seat = self.to_move
@@ -249,7 +249,7 @@ class ReversiPosition(Position[Move]):
             return ReversiPosition(self.size, black, white, seat, self.black_seat, again)
         return ReversiPosition(self.size, black, white, 0, self.black_seat, 0)
 
-    def apply(self, move: Move) -> tuple[ReversiPosition, list[Event]]:
+    def apply(self, move: ReversiMove) -> tuple[ReversiPosition, list[Event]]:
         """Check and play ``move``; events: ``place``, ``flip``, then any ``pass`` and ``game_over``.
 
         A ``pass`` move gives one ``pass`` event. A forced pass of the next seat is played here too.
@@ -309,7 +309,7 @@ class ReversiPosition(Position[Move]):
 
     # --- search hooks ---
 
-    def search_moves(self) -> Sequence[int]:
+    def search_moves(self) -> Sequence[ReversiMove]:
         """Legal moves, corners first, then safe edges, the interior, C-squares, X-squares last."""
         if self.to_move == 0:
             return []
@@ -319,7 +319,7 @@ class ReversiPosition(Position[Move]):
         out: list[int] = []
         for mask in self._geo.order:
             out.extend(set_bits(moves & mask))
-        return out
+        return cast("list[ReversiMove]", out)
 
     def plies_left(self) -> int:
         """At most this many moves to the end of the game (the search's solve mode): one per empty square,
@@ -335,7 +335,7 @@ class ReversiPosition(Position[Move]):
         value = estimate(me, opp, self.placements(), self._geo)
         return value if seat == self.to_move else -value
 
-    def flip_count(self, move: int) -> int:
+    def flip_count(self, move: ReversiMove) -> int:
         """How many discs ``move`` (a legal move) flips now; 0 for a pass."""
         if move == PASS:
             return 0

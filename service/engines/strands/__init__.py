@@ -20,7 +20,7 @@ Which search each best-move level uses is ``service/levels``' business.
 from service.engines.strands.game import StrandsGame
 from service.engines.strands.groups import compare_group_sizes, group_masks, sorted_group_sizes
 from service.engines.strands.layouts import Layout
-from service.engines.strands.moves import CANDIDATE_CAP, Move
+from service.engines.strands.moves import CANDIDATE_CAP, StrandsMove
 from service.engines.strands.position import StrandsPosition
 
 GAME = StrandsGame()
@@ -29,8 +29,8 @@ __all__ = [
     "CANDIDATE_CAP",
     "GAME",
     "Layout",
-    "Move",
     "StrandsGame",
+    "StrandsMove",
     "StrandsPosition",
     "compare_group_sizes",
     "group_masks",

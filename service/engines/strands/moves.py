@@ -19,13 +19,14 @@ import math
 import random
 from collections.abc import Mapping, Sequence
 from math import comb
+from typing import NewType, cast
 
 from service.core.bits import set_bits
 from service.engines.strands.groups import group_masks
 from service.engines.strands.layouts import Layout
 
-# A move: the sorted grid bits it covers.
-Move = tuple[int, ...]
+# A Strands move: the sorted grid bits it covers.
+StrandsMove = NewType("StrandsMove", tuple[int, ...])
 # Per label that may be played, label ascending: (label, its empty cells, fewest and most cells a move covers).
 CoverGroups = list[tuple[int, tuple[int, ...], int, int]]
 
@@ -122,7 +123,7 @@ class _MoveScorer:
         """Own group growth of the whole set plus what each cell denies the opponent."""
         return self.own.gain(cells, self.neighbours) + sum(self.extra[c] for c in cells)
 
-    def build(self, pool: Sequence[int], size: int, first: int | None) -> Move:
+    def build(self, pool: Sequence[int], size: int, first: int | None) -> StrandsMove:
         """A cover of ``size`` cells from ``pool``, chosen stone by stone by the best marginal score."""
         own, neighbours, extra = self.own, self.neighbours, self.extra
         comp = list(range(len(own.sizes)))
@@ -138,24 +139,29 @@ class _MoveScorer:
                     if value > best:
                         best, best_cell = value, cell
             own.join(best_cell, comp, sizes, cell_comp, neighbours)
-        return tuple(sorted(cell_comp))
+        return StrandsMove(tuple(sorted(cell_comp)))
 
 
-def candidate_moves(layout: Layout, groups: CoverGroups, own: int, their: int) -> list[Move]:
+def candidate_moves(layout: Layout, groups: CoverGroups, own: int, their: int) -> list[StrandsMove]:
     """The moves search considers for the seat holding ``own`` (the opponent holds ``their``), best first by
     ``_MoveScorer``: every full cover of ``groups`` when there are at most CANDIDATE_CAP, else a capped set."""
     if not groups:
         return []
     scorer = _MoveScorer(layout, own, their)
     if full_cover_count(groups) <= CANDIDATE_CAP:
-        covers = [cover for _, cells, _, high in groups for cover in itertools.combinations(cells, high)]
+        covers = cast(
+            "list[StrandsMove]",
+            [cover for _, cells, _, high in groups for cover in itertools.combinations(cells, high)],
+        )
         return sorted(covers, key=scorer.score, reverse=True)
-    ranked: list[tuple[float, Move]] = []
+    ranked: list[tuple[float, StrandsMove]] = []
     for _, cells, _, high in groups:
         if comb(len(cells), high) <= PER_LABEL:
-            found = set(itertools.combinations(cells, high))
+            found = cast("set[StrandsMove]", set(itertools.combinations(cells, high)))
         elif high == 1:
-            found = {(cell,) for cell in sorted(cells, key=scorer.static.__getitem__, reverse=True)[:PER_LABEL]}
+            found = {
+                StrandsMove((cell,)) for cell in sorted(cells, key=scorer.static.__getitem__, reverse=True)[:PER_LABEL]
+            }
         else:
             pool = sorted(cells, key=scorer.static.__getitem__, reverse=True)[:POOL]
             found = {scorer.build(pool, high, None)}
@@ -193,7 +199,7 @@ def full_cover_count(groups: CoverGroups) -> int:
     return sum(comb(len(cells), high) for _, cells, _, high in groups)
 
 
-def playout_cover(layout: Layout, groups: CoverGroups, own: int, rng: random.Random) -> Move:
+def playout_cover(layout: Layout, groups: CoverGroups, own: int, rng: random.Random) -> StrandsMove:
     """A quick playout move for the seat holding ``own``: a full cover of a random label of ``groups``, its
     stones mostly next to the mover's own.
 
@@ -202,7 +208,7 @@ def playout_cover(layout: Layout, groups: CoverGroups, own: int, rng: random.Ran
     """
     _, cells, _, high = groups[int(rng.random() * len(groups))]
     if high == len(cells):
-        return cells
+        return StrandsMove(cells)
     neighbours = layout.neighbours
     grown = own
     rest = list(cells)
@@ -217,4 +223,4 @@ def playout_cover(layout: Layout, groups: CoverGroups, own: int, rng: random.Ran
         chosen.append(cell)
         rest.remove(cell)
         grown |= 1 << cell
-    return tuple(sorted(chosen))
+    return StrandsMove(tuple(sorted(chosen)))

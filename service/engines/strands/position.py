@@ -23,7 +23,7 @@ from __future__ import annotations
 import random
 from collections.abc import Mapping, Sequence
 from math import comb
-from typing import Any
+from typing import Any, cast
 
 from service.core.bits import set_bits
 from service.core.contract import Position
@@ -34,7 +34,7 @@ from service.engines.strands.layouts import Layout, cell_bit
 from service.engines.strands.moves import (
     CANDIDATE_CAP,
     CoverGroups,
-    Move,
+    StrandsMove,
     candidate_moves,
     estimate,
     full_cover_count,
@@ -81,7 +81,7 @@ def _unrank_combination(rank: int, n: int, k: int) -> list[int]:
     return combo
 
 
-class StrandsPosition(Position[Move]):
+class StrandsPosition(Position[StrandsMove]):
     """A Strands position: layout, Black's and White's stones, the seat to move, the ``exact_count`` rule.
 
     Build positions with ``GAME.new_position`` / ``parse_position`` / ``position_from_fields`` (checked)
@@ -185,13 +185,13 @@ class StrandsPosition(Position[Move]):
     def legal_move_count(self) -> int:
         return sum(comb(len(cells), k) for _, cells, low, high in self._move_groups() for k in range(low, high + 1))
 
-    def moves_slice(self, start: int, count: int) -> list[Move]:
+    def moves_slice(self, start: int, count: int) -> list[StrandsMove]:
         """Moves ``start .. start+count-1`` of the stable order, unranked: nothing before ``start`` is built."""
-        moves: list[Move] = []
+        moves: list[tuple[int, ...]] = []
         for _, cells, low, high in self._move_groups():
             for k in range(low, high + 1):
                 if len(moves) >= count:
-                    return moves
+                    return cast("list[StrandsMove]", moves)
                 block = comb(len(cells), k)
                 if start >= block:
                     start -= block
@@ -202,16 +202,16 @@ class StrandsPosition(Position[Move]):
                     moves.append(tuple(cells[i] for i in combo))
                     if not _next_combination(combo, len(cells)):
                         break
-        return moves
+        return cast("list[StrandsMove]", moves)
 
-    def legal_moves(self) -> list[Move]:
+    def legal_moves(self) -> list[StrandsMove]:
         """Every legal move in the stable order. Refused (RulesError) above MAX_LISTED_MOVES: page instead."""
         count = self.legal_move_count()
         if count > MAX_LISTED_MOVES:
             raise RulesError(f"{count} legal moves are too many to list at once; page through them", "")
         return self.legal_moves_page(0, count)
 
-    def _cells_move(self, names: Sequence[object], field: str, item_field: bool) -> Move:
+    def _cells_move(self, names: Sequence[object], field: str, item_field: bool) -> StrandsMove:
         if not names:
             raise InvalidMove("a move covers at least one cell", field)
         if len(names) > MAX_MOVE_CELLS:
@@ -223,9 +223,9 @@ class StrandsPosition(Position[Move]):
             if bit in bits:
                 raise InvalidMove(f"cell {self.layout.names[bit]} is named twice", where)
             bits.append(bit)
-        return tuple(sorted(bits))
+        return StrandsMove(tuple(sorted(bits)))
 
-    def parse_move(self, text: str) -> Move:
+    def parse_move(self, text: str) -> StrandsMove:
         """Read ``e5,f6`` (cells in any order, joined by commas)."""
         if not isinstance(text, str):
             raise InvalidMove(f"a move must be a string, got {type(text).__name__}", "")
@@ -235,7 +235,7 @@ class StrandsPosition(Position[Move]):
             raise InvalidMove("empty move: name the cells to cover, joined by commas (e5,f6)", "")
         return self._cells_move(text.split(","), "", item_field=False)
 
-    def move_from_fields(self, fields: Mapping[str, Any]) -> Move:
+    def move_from_fields(self, fields: Mapping[str, Any]) -> StrandsMove:
         if not isinstance(fields, Mapping):
             raise InvalidMove("a move must be a message with a 'cells' list", "")
         unknown = set(fields) - {"cells"}
@@ -246,10 +246,10 @@ class StrandsPosition(Position[Move]):
             raise InvalidMove("cells must be a list of cell names", "cells")
         return self._cells_move(cells, "cells", item_field=True)
 
-    def move_notation(self, move: Move) -> str:
+    def move_notation(self, move: StrandsMove) -> str:
         return ",".join(self.layout.names[b] for b in sorted(move))
 
-    def move_to_fields(self, move: Move) -> dict[str, Any]:
+    def move_to_fields(self, move: StrandsMove) -> dict[str, Any]:
         return {"cells": [self.layout.names[b] for b in sorted(move)]}
 
     def _check(self, move: object) -> int:
@@ -300,7 +300,7 @@ class StrandsPosition(Position[Move]):
             mask |= 1 << b
         return mask
 
-    def apply(self, move: Move) -> tuple[StrandsPosition, list[Event]]:
+    def apply(self, move: StrandsMove) -> tuple[StrandsPosition, list[Event]]:
         mask = self._check(move)
         seat = self._to_move
         after = self._after(mask)
@@ -328,7 +328,7 @@ class StrandsPosition(Position[Move]):
         full = (black | white) == self.layout.board
         return StrandsPosition(self.layout, black, white, 0 if full else 3 - seat, self.exact_count)
 
-    def play(self, move: Move) -> StrandsPosition:
+    def play(self, move: StrandsMove) -> StrandsPosition:
         mask = 0
         for b in move:
             mask |= 1 << b
@@ -377,7 +377,7 @@ class StrandsPosition(Position[Move]):
 
     # --- search hooks -------------------------------------------------------------------------
 
-    def search_moves(self) -> Sequence[Move]:
+    def search_moves(self) -> Sequence[StrandsMove]:
         """Full-size covers only (never worse than fewer cells, see ``moves.py``), best first; all of them when
         there are at most CANDIDATE_CAP, else a capped set built stone by stone (``candidate_moves``)."""
         if not self._to_move:
@@ -400,7 +400,7 @@ class StrandsPosition(Position[Move]):
             return self.final_value(seat)
         return estimate(self.layout, self.stones(seat), self.stones(3 - seat))
 
-    def playout_move(self, rng: random.Random) -> Move:
+    def playout_move(self, rng: random.Random) -> StrandsMove:
         """A quick move for Monte Carlo playouts (``moves.playout_cover``): a full cover of a random label,
         its stones mostly next to the mover's own."""
         return playout_cover(self.layout, self._move_groups(), self.stones(self._to_move), rng)
