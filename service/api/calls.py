@@ -66,7 +66,7 @@ def split_method(full_method: str) -> tuple[str, str]:
 
 def final_code(context: grpc.ServicerContext, failed: bool) -> grpc.StatusCode:
     """How a call ended, from its context (``failed``: the handler raised)."""
-    code = context.code()  # type: ignore[attr-defined]
+    code = context.code()
     if code is not None:
         return code
     if not context.is_active():
@@ -89,7 +89,7 @@ def _request_id(context: grpc.ServicerContext) -> str:
     return ""
 
 
-class ObservingInterceptor(grpc.ServerInterceptor):
+class ObservingInterceptor(grpc.ServerInterceptor):  # type: ignore[misc]  # grpc has no type stubs
     """Times every unary call of the ``services`` and tells each observer when it starts and how it ended.
     Calls to methods the server does not have are not observed, so every label value stays bounded."""
 
@@ -105,7 +105,7 @@ class ObservingInterceptor(grpc.ServerInterceptor):
         handler_call_details: grpc.HandlerCallDetails,
     ) -> grpc.RpcMethodHandler | None:
         handler = continuation(handler_call_details)
-        full_method = handler_call_details.method  # type: ignore[attr-defined]
+        full_method = handler_call_details.method
         if handler is None or full_method not in self._known:
             return handler
         if handler.unary_unary is None and handler.unary_stream is None:
@@ -114,9 +114,9 @@ class ObservingInterceptor(grpc.ServerInterceptor):
         if cached is not None and cached[0] is handler:
             return cached[1]
         if handler.unary_unary is not None:
-            wrapped = handler._replace(unary_unary=self._observe(full_method, handler.unary_unary))  # type: ignore[attr-defined]
+            wrapped = handler._replace(unary_unary=self._observe(full_method, handler.unary_unary))
         else:
-            wrapped = handler._replace(unary_stream=self._observe_stream(full_method, handler.unary_stream))  # type: ignore[attr-defined]
+            wrapped = handler._replace(unary_stream=self._observe_stream(full_method, handler.unary_stream))
         wrapped = wrapped._replace(request_deserializer=_tolerant(handler.request_deserializer))
         self._wrapped[full_method] = (handler, wrapped)
         return wrapped

@@ -13,6 +13,7 @@ from collections.abc import Iterable
 
 import grpc
 from google.protobuf import any_pb2, duration_pb2, json_format
+from google.protobuf.message import Message
 from google.rpc import code_pb2, error_details_pb2, status_pb2
 
 from service import core
@@ -50,7 +51,7 @@ class ApiError(Exception):
 
     def to_status(self) -> status_pb2.Status:
         info = error_details_pb2.ErrorInfo(reason=self.reason, domain=DOMAIN, metadata=self.metadata)
-        details: list = [info]
+        details: list[Message] = [info]
         if self.field and self.code == grpc.StatusCode.FAILED_PRECONDITION:
             # AIP-193: a rule that the request breaks is a precondition failure about its subject.
             failure = error_details_pb2.PreconditionFailure.Violation(

@@ -101,7 +101,7 @@ def configure(level: str | None = None, fmt: str | None = None) -> None:
     fmt = (fmt or environment.env("GAMERULES_LOG_FORMAT", "json")).lower()
     # No caller lookup per record (file, line, function): the lines do not print it, and at thousands of
     # calls a second it costs more than the rest of the line (the logging HOWTO's "Optimization").
-    logging._srcfile = None  # type: ignore[attr-defined]
+    logging._srcfile = None
     handler = logging.StreamHandler(sys.stderr)
     handler.setFormatter(JsonFormatter() if fmt == "json" else TextFormatter())
     root = logging.getLogger()

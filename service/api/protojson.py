@@ -55,11 +55,12 @@ def to_dict(message: Message, proto_names: bool = False) -> dict[str, Any]:
     except KeyError:  # the first message of its type
         plan = _plans[key] = _make_plan(message.DESCRIPTOR, proto_names)
     if plan is None:
-        return _whole(
+        whole: dict[str, Any] = _whole(
             json_format.MessageToDict(
                 message, preserving_proto_field_name=proto_names, always_print_fields_with_no_presence=True
             )
         )
+        return whole
     defaults, fields = plan
     out: dict[str, Any] = {}
     # ListFields (in C) gives just the fields that are set, in field-number order; the others follow at their

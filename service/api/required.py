@@ -66,7 +66,7 @@ def _missing(message: Message, field: FieldDescriptor) -> bool:
         return len(getattr(message, field.name)) == 0
     if field.has_presence:
         return not message.HasField(field.name)
-    return getattr(message, field.name) == field.default_value
+    return bool(getattr(message, field.name) == field.default_value)
 
 
 def check_required(message: Message, prefix: str = "") -> None:

@@ -18,14 +18,20 @@ from __future__ import annotations
 import math
 from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
-from typing import Any, ClassVar, Generic, TypeGuard, TypeVar
+from typing import Any, ClassVar, Generic, Self, TypeGuard, TypeVar
 
 from service.core.errors import InvalidOption
 from service.core.values import Event, Move, MoveGroup, OptionSpec, Outcome
 
 # A game's own kind of move (an int square, pit, line or cell; a tuple of cells): each engine's Position names it,
-# ``ReversiPosition(Position[ReversiMove])``, and a bare ``Position`` is any game's.
+# ``ReversiPosition(Position[ReversiMove])``, and ``Position[Any]`` is any game's.
 MoveT = TypeVar("MoveT", bound=Move)
+# One game's position class, for code that works on any game and hands back (or calls back with) positions of
+# the game it was given: the searches, the levels' strategies.
+PositionT = TypeVar("PositionT", bound="Position[Any]")
+
+# The structured forms (``to_fields``, ``move_from_fields``, options) are a proto message as JSON-like values:
+# ``Any`` there is untyped JSON (strings, numbers, bools, lists, nested dicts), which each engine checks itself.
 
 MAX_OPTION_TEXT = 8192  # characters in a string option; the largest real layout is far below this
 MAX_OPTION_CELLS = 1024  # names in a cells option
@@ -77,7 +83,7 @@ class Position(ABC, Generic[MoveT]):
         """The structured form of a move."""
 
     @abstractmethod
-    def apply(self, move: MoveT) -> tuple[Position[MoveT], list[Event]]:
+    def apply(self, move: MoveT) -> tuple[Self, list[Event]]:
         """Play a move after checking it (GameOverError, IllegalMove): the next position and what happened,
         forced passes and the end of the game included."""
 
@@ -98,7 +104,7 @@ class Position(ABC, Generic[MoveT]):
     # --- for the search: fast and unchecked ---
 
     @abstractmethod
-    def play(self, move: MoveT) -> Position[MoveT]:
+    def play(self, move: MoveT) -> Self:
         """``apply`` without checks or events. The move must come from ``legal_moves`` or ``search_moves``."""
 
     @abstractmethod
@@ -157,7 +163,9 @@ class Position(ABC, Generic[MoveT]):
 
 
 class Game(ABC):
-    """A game: the factory of its positions, with everything GetGame describes of its rules."""
+    """A game: the factory of its positions, with everything GetGame describes of its rules. The registry holds
+    every game's side by side, so the factories answer ``Position[Any]``; each engine's narrows it to its own
+    position class."""
 
     id: ClassVar[str]  # the registry's key and the path's game id: lower case with hyphens ("dots-and-boxes")
     title: ClassVar[str]
@@ -167,23 +175,23 @@ class Game(ABC):
     position_notation_help: ClassVar[str]  # how the position notation reads (GetGame's positionNotation)
     move_notation_help: ClassVar[str]
 
-    def new_position(self, options: Mapping[str, Any] | None = None, seed: str = "") -> Position:
+    def new_position(self, options: Mapping[str, Any] | None = None, seed: str = "") -> Position[Any]:
         """The start position for ``options`` (names as declared; missing ones take their defaults) and
         ``seed`` (Petak Sawah's rocks, Strands' random layouts: same seed, same position everywhere).
         InvalidOption names the option that is unknown, of the wrong type, out of range or inconsistent."""
         return self.start_position(self.checked_options(options or {}), seed)
 
     @abstractmethod
-    def start_position(self, options: Mapping[str, Any], seed: str) -> Position:
+    def start_position(self, options: Mapping[str, Any], seed: str) -> Position[Any]:
         """``new_position`` once every option is known, typed and in range: the engine checks only how the
         options combine."""
 
     @abstractmethod
-    def parse_position(self, text: str) -> Position:
+    def parse_position(self, text: str) -> Position[Any]:
         """Read the position notation: NotationError if it does not parse, InvalidPosition if impossible."""
 
     @abstractmethod
-    def position_from_fields(self, fields: Mapping[str, Any]) -> Position:
+    def position_from_fields(self, fields: Mapping[str, Any]) -> Position[Any]:
         """Read the structured form (the proto message as a dict with snake_case keys, defaults filled in):
         InvalidPosition naming the field when impossible."""
 

@@ -503,7 +503,8 @@ def _fit_stage(
 
 def _stage_weights(table: array.array[int], stages: list[int]) -> np.ndarray:
     """The mean of ``stages``' weights in ``table``, in discs."""
-    return np.mean([np.array(table[s * STAGE_SIZE : (s + 1) * STAGE_SIZE]) / SCALE for s in stages], axis=0)
+    mean: np.ndarray = np.mean([np.array(table[s * STAGE_SIZE : (s + 1) * STAGE_SIZE]) / SCALE for s in stages], axis=0)
+    return mean
 
 
 def _error(group: list[ReversiPosition], target: np.ndarray, evaluate: PatternEvaluation) -> float:

@@ -87,11 +87,12 @@ def design(samples: list[Sample]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 
 def ridge(x: np.ndarray, y: np.ndarray) -> np.ndarray:
     """Least squares with ``RIDGE`` on every weight, inputs scaled to unit spread first."""
-    scale = x.std(axis=0)
+    scale: np.ndarray = x.std(axis=0)
     scale[scale == 0] = 1.0
     z = x / scale
-    w = np.linalg.solve(z.T @ z + RIDGE * np.eye(z.shape[1]), z.T @ y)
-    return w / scale
+    w: np.ndarray = np.linalg.solve(z.T @ z + RIDGE * np.eye(z.shape[1]), z.T @ y)
+    scaled: np.ndarray = w / scale
+    return scaled
 
 
 def scores(predicted: np.ndarray, y: np.ndarray) -> dict[str, float]:

@@ -52,7 +52,7 @@ from service.levels.winchance import DATA
 
 # The games as service/games registers them (the layers keep offline training off the registry; a test holds
 # this to it): each engine's game and its levels.
-_PAIRS: tuple[tuple[Game, GameLevels], ...] = (
+_PAIRS: tuple[tuple[Game, GameLevels[Any, Any]], ...] = (
     (reversi.GAME, reversi_levels.LEVELS),
     (kalah.GAME, kalah_levels.LEVELS),
     (dots_and_boxes.GAME, dots_and_boxes_levels.LEVELS),
@@ -60,7 +60,7 @@ _PAIRS: tuple[tuple[Game, GameLevels], ...] = (
     (strands.GAME, strands_levels.LEVELS),
 )
 GAMES: dict[str, Game] = {game.id: game for game, _ in _PAIRS}
-LEVELS: dict[str, GameLevels] = {game.id: levels for game, levels in _PAIRS}
+LEVELS: dict[str, GameLevels[Any, Any]] = {game.id: levels for game, levels in _PAIRS}
 
 COMMAND = "python -m service.learn.winchance"
 HOLD_OUT = 4  # every fourth game (index % 4 == 3) is held out
@@ -363,7 +363,9 @@ def describe_limits(game_id: str, limits: Limits | None) -> str:
     return f"{budget} ({'its own' if limits is None else 'given by the plan'})"
 
 
-def write(game_id: str, sample: Sample, plan: Plan, args: argparse.Namespace, command: str, out: Path) -> dict:
+def write(
+    game_id: str, sample: Sample, plan: Plan, args: argparse.Namespace, command: str, out: Path
+) -> dict[str, Any]:
     model, report = fit(sample)
     games, *_ = sample.arrays()
     held = games % HOLD_OUT == HOLD_OUT - 1

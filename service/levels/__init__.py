@@ -11,6 +11,7 @@ bound the search runs with.
 from __future__ import annotations
 
 from service.levels.budget import Budget
-from service.levels.driver import GameLevels, Strategy, play_level
+from service.levels.driver import GameLevels, play_level
+from service.levels.ladder import Strategy
 
 __all__ = ["Budget", "GameLevels", "Strategy", "play_level"]

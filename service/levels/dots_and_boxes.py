@@ -16,12 +16,12 @@ seat 2 will take the better colour; the keep / swap choice is searched (``easy``
 
 from __future__ import annotations
 
+import random
 import time
 from collections.abc import Sequence
-from typing import Any
 
 from service.core.values import Level, Limits, ScoredMove, SearchResult
-from service.engines.dots_and_boxes import STOP, SWAP, DotsAndBoxesPosition, side_counts
+from service.engines.dots_and_boxes import STOP, SWAP, DotsAndBoxesMove, DotsAndBoxesPosition, side_counts
 from service.levels import ladder, variety
 from service.levels.budget import Budget
 from service.levels.dots_and_boxes_exact import exact_affordable, solve
@@ -64,7 +64,7 @@ EXACT_NODES_PER_MS = 15
 VARIETY_MARGIN = 0.25
 
 
-def _setup_move(position: DotsAndBoxesPosition, rng: Any, top_n: int) -> SearchResult:
+def _setup_move(position: DotsAndBoxesPosition, rng: random.Random, top_n: int) -> SearchResult:
     """Seat 1's setup rule at every level: stop at the most balanced point it can see. Each candidate (stop,
     or a line that gives no box away) is scored by how little seat 2 could gain by choosing a colour after
     it (``-|estimated margin of A|``); ties go to stopping, then to a seeded random line."""
@@ -93,7 +93,7 @@ def _setup_move(position: DotsAndBoxesPosition, rng: Any, top_n: int) -> SearchR
     )
 
 
-def _easy_key(position: DotsAndBoxesPosition, move: Any) -> float:
+def _easy_key(position: DotsAndBoxesPosition, move: DotsAndBoxesMove) -> float:
     # A beginner takes a box when one is there, avoids handing one over, and otherwise draws anywhere;
     # at the pie choice it takes the colour the static estimate favours (seat 2 holds B after keep).
     if move < 0:
@@ -111,13 +111,17 @@ def _easy_key(position: DotsAndBoxesPosition, move: Any) -> float:
     return value
 
 
-def _easy(position: DotsAndBoxesPosition, budget: Budget, rng: Any, top_n: int, stop: Deadline) -> SearchResult:
+def _easy(
+    position: DotsAndBoxesPosition, budget: Budget, rng: random.Random, top_n: int, stop: Deadline
+) -> SearchResult:
     if position.phase == "setup":
         return _setup_move(position, rng, top_n)
     return greedy(position, _easy_key, rng, top_n, moves=position.legal_moves())
 
 
-def _medium(position: DotsAndBoxesPosition, budget: Budget, rng: Any, top_n: int, stop: Deadline) -> SearchResult:
+def _medium(
+    position: DotsAndBoxesPosition, budget: Budget, rng: random.Random, top_n: int, stop: Deadline
+) -> SearchResult:
     if position.phase == "setup":
         return _setup_move(position, rng, top_n)
     salt = rng.getrandbits(32)
@@ -133,7 +137,9 @@ def _medium(position: DotsAndBoxesPosition, budget: Budget, rng: Any, top_n: int
     return search(position, budget.limits, stop=stop, top_n=top_n, rng=rng, evaluate=evaluate)
 
 
-def _hard(position: DotsAndBoxesPosition, budget: Budget, rng: Any, top_n: int, stop: Deadline) -> SearchResult:
+def _hard(
+    position: DotsAndBoxesPosition, budget: Budget, rng: random.Random, top_n: int, stop: Deadline
+) -> SearchResult:
     """A proof first where it looks affordable within its share of the budget (``_proof``), then the chain search
     with what is left, and the seeded choice in the opening of a game played."""
     if position.phase == "setup":
@@ -202,7 +208,7 @@ RUNGS = ladder.rungs(
 )
 
 
-def sure_moves(position: DotsAndBoxesPosition, moves: Sequence[int]) -> list[int]:
+def sure_moves(position: DotsAndBoxesPosition, moves: Sequence[DotsAndBoxesMove]) -> list[DotsAndBoxesMove]:
     """A free box that gives nothing away: the search's sound reductions leave one move and it takes a box (a
     capture that ends a chain's last two boxes, where declining them may be right, is not one)."""
     only = position.search_moves()
@@ -215,7 +221,7 @@ def sure_moves(position: DotsAndBoxesPosition, moves: Sequence[int]) -> list[int
 _RUNG_LEVELS, _RUNG_STRATEGIES = ladder.ladder_levels(RUNGS, "hard's search", _hard, "dots-and-boxes", sure_moves)
 LADDER = (*(rung.name for rung in RUNGS), "hard")
 
-LEVELS = GameLevels(
+LEVELS: GameLevels[DotsAndBoxesPosition, DotsAndBoxesMove] = GameLevels(
     "dots-and-boxes",
     levels=(
         Level("easy", "Takes a box when it can and avoids handing one over; otherwise draws a random line."),

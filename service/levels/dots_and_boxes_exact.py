@@ -16,8 +16,6 @@ and seats included) cannot share; it is tested against plain minimax over every 
 
 from __future__ import annotations
 
-from typing import Any
-
 from service.core.values import Limits, ScoredMove, SearchResult, StopSignal
 from service.engines.dots_and_boxes import (
     DotsAndBoxesPosition,
@@ -49,7 +47,7 @@ class ExactSolver:
 
     __slots__ = ("_loony", "_stop", "geo", "nodes", "table")
 
-    def __init__(self, geo: Geometry, stop: Any = None, *, loony: bool = True) -> None:
+    def __init__(self, geo: Geometry, stop: Deadline | None = None, *, loony: bool = True) -> None:
         self.geo = geo
         self.table: dict[int, tuple[int, int]] = {}
         self.nodes = 0

@@ -5,43 +5,40 @@ alternatives best first."""
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Generic
 
-from service.core.contract import Position
+from service.core.contract import MoveT, PositionT
 from service.core.errors import GameOverError, UnknownLevel
 from service.core.seeds import seeded_int
 from service.core.values import Level, Limits, Purpose, ScoredMove, SearchResult, StopSignal, as_stop
 from service.levels import ladder, winchance
 from service.levels.budget import Budget
-from service.levels.ladder import Rating, SureMoves
+from service.levels.ladder import Rating, Strategy, SureMoves
 from service.levels.review import ReviewScale
 from service.levels.winchance import WinChance
 from service.search.deadline import Deadline, never
 
-# A level's way of choosing a move: (position, budget, rng, top_n, stop) -> SearchResult. ``budget.limits`` are
-# the search's bounds; ``stop`` is the call's Deadline: pass it on to ``search``/``mcts`` as their ``stop``.
-Strategy = Callable[[Any, Budget, random.Random, int, Deadline], SearchResult]
-
 
 @dataclass(frozen=True)
-class GameLevels:
+class GameLevels(Generic[PositionT, MoveT]):
     """A game's levels as GetGame lists them (``levels``, weakest first, and ``default``), the strategy that
     plays each, the scale a review judges the game's moves by (``review.py``: thresholds in win chance) and the
     judge's limits: how hard a review searches each position with the strongest level by default (``judge.py``;
-    more than the level's own budget, its time at most)."""
+    more than the level's own budget, its time at most). Typed by the game's position class and its move type
+    (``GameLevels[ReversiPosition, ReversiMove]``); a registry of every game's holds ``GameLevels[Any, Any]``."""
 
     game_id: str
     levels: tuple[Level, ...]
     default: str
-    strategies: Mapping[str, Strategy]
+    strategies: Mapping[str, Strategy[PositionT]]
     review_scale: ReviewScale
     judge: Limits
     # The rated ladder (``ladder.py``): its rungs' level names, weakest first, ending with the strongest level, and
     # the game's sure moves among some scored ones (what a rung past the first few never misses).
     ladder: tuple[str, ...] = ()
-    sure_moves: SureMoves | None = None
+    sure_moves: SureMoves[PositionT, MoveT] | None = None
 
     @property
     def strongest(self) -> str:
@@ -84,7 +81,7 @@ class GameLevels:
 
     def best_move(
         self,
-        position: Position,
+        position: PositionT,
         level: str | None = None,
         limits: Limits | None = None,
         seed: int | str = 0,
@@ -99,8 +96,8 @@ class GameLevels:
 
 
 def play_level(
-    levels: GameLevels,
-    position: Position,
+    levels: GameLevels[PositionT, MoveT],
+    position: PositionT,
     level: str | None,
     limits: Limits | None,
     seed: int | str,

@@ -8,11 +8,11 @@ among the moves within their margin of the best (``variety.py``)."""
 
 from __future__ import annotations
 
+import random
 from collections.abc import Sequence
-from typing import Any
 
 from service.core.values import Level, Limits, SearchResult
-from service.engines.kalah import KalahPosition
+from service.engines.kalah import KalahMove, KalahPosition
 from service.levels import ladder, variety
 from service.levels.budget import Budget, Reach
 from service.levels.driver import GameLevels
@@ -26,7 +26,7 @@ from service.search import Deadline, greedy, search
 MARGIN = 1.5
 
 
-def _easy(position: KalahPosition, budget: Budget, rng: Any, top_n: int, stop: Deadline) -> SearchResult:
+def _easy(position: KalahPosition, budget: Budget, rng: random.Random, top_n: int, stop: Deadline) -> SearchResult:
     """A beginner: takes a free move when it sees one, otherwise any pit (greedy's random tie-break). The
     key is in seeds: the store margin now, plus the seed a free move drops into the mover's store."""
     margin = position.final_value(position.to_move)
@@ -34,7 +34,7 @@ def _easy(position: KalahPosition, budget: Budget, rng: Any, top_n: int, stop: D
     return greedy(position, lambda p, move: margin + (move in free), rng, top_n)
 
 
-def _medium(position: KalahPosition, budget: Budget, rng: Any, top_n: int, stop: Deadline) -> SearchResult:
+def _medium(position: KalahPosition, budget: Budget, rng: random.Random, top_n: int, stop: Deadline) -> SearchResult:
     """Alpha-beta to the level's depth (4 plies) counting only the stores: blind to threats past it. It stays
     on the Python search (the native kernel's evaluation is hard's; a 4-ply search costs little)."""
     choice = variety.choose(rng, stop, MARGIN, top_n, budget.varied)
@@ -78,7 +78,7 @@ def reach(position: KalahPosition) -> Reach:
     return Reach(SOLVE_SEEDS, SOLVE_AT, SOLVE_AT_MS, SOLVE_GROWTH)
 
 
-def _hard(position: KalahPosition, budget: Budget, rng: Any, top_n: int, stop: Deadline) -> SearchResult:
+def _hard(position: KalahPosition, budget: Budget, rng: random.Random, top_n: int, stop: Deadline) -> SearchResult:
     """Iterative-deepening alpha-beta with ``KalahPosition.evaluate``: under the level's node budget when no
     time is given (no depth cap, so the answer does not depend on the clock), until the time is up when it
     is; within ``reach`` of the end the solve mode, straight to the end of the game after ``SOLVE_LEAD``
@@ -109,7 +109,7 @@ RUNGS = ladder.rungs(
 )
 
 
-def sure_moves(position: KalahPosition, moves: Sequence[int]) -> list[int]:
+def sure_moves(position: KalahPosition, moves: Sequence[KalahMove]) -> list[KalahMove]:
     """An extra turn: a sowing that ends in the mover's store is the first thing a Kalah player looks for."""
     free = {pit for pit, extra, _capture in position.move_hints() if extra}
     return [move for move in moves if move in free]
@@ -118,7 +118,7 @@ def sure_moves(position: KalahPosition, moves: Sequence[int]) -> list[int]:
 _RUNG_LEVELS, _RUNG_STRATEGIES = ladder.ladder_levels(RUNGS, "hard's search", _hard, "kalah", sure_moves)
 LADDER = (*(rung.name for rung in RUNGS), "hard")
 
-LEVELS = GameLevels(
+LEVELS: GameLevels[KalahPosition, KalahMove] = GameLevels(
     "kalah",
     (
         Level("easy", "Takes a free move when it sees one, otherwise plays a random pit."),

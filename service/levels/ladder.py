@@ -34,8 +34,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
-from typing import Any
+from typing import cast
 
+from service.core.contract import MoveT, PositionT
 from service.core.values import Level, Limits, ScoredMove, SearchResult
 from service.levels import winchance
 from service.levels.budget import Budget
@@ -58,8 +59,12 @@ _LEFT_FLOOR = 0.02
 STEADY_LOSS = CHANCE_SCALE.mistake
 STEADY_MARK = "never more than"  # how a steady rung's description says so (the pages find the steady rungs by it)
 
+# A level's way of choosing a move: (position, budget, rng, top_n, stop) -> SearchResult. ``budget.limits`` are
+# the search's bounds; ``stop`` is the call's Deadline: pass it on to ``search``/``mcts`` as their ``stop``.
+Strategy = Callable[[PositionT, Budget, random.Random, int, Deadline], SearchResult]
+
 # The game's sure moves among those scored: the moves a player of a ``sure`` rung's strength does not miss.
-SureMoves = Callable[[Any, Sequence[Any]], list[Any]]
+SureMoves = Callable[[PositionT, Sequence[MoveT]], list[MoveT]]
 
 
 @dataclass(frozen=True, slots=True)
@@ -113,16 +118,16 @@ class Rating:
 
 def rung_strategy(
     rung: Rung,
-    scorer: Callable[[Any, Budget, random.Random, int, Deadline], SearchResult],
+    scorer: Strategy[PositionT],
     chances: Callable[[], WinChance],
-    sure_moves: SureMoves,
-) -> Callable[[Any, Budget, random.Random, int, Deadline], SearchResult]:
+    sure_moves: SureMoves[PositionT, MoveT],
+) -> Strategy[PositionT]:
     """The strategy of ``rung``: ``scorer`` (a level's strategy) scores the moves at the rung's depth, then
     ``choose``. The rung's level declares the depth (``Rung.limits``); a caller's limits replace it as they would
     any level's (a node or time limit too small for the depth ends the search early: the rung then chooses among
     what it scored). The scoring search runs in analysis mode: the variety is the rung's own."""
 
-    def play(position: Any, budget: Budget, rng: random.Random, top_n: int, stop: Deadline) -> SearchResult:
+    def play(position: PositionT, budget: Budget, rng: random.Random, top_n: int, stop: Deadline) -> SearchResult:
         scoring = dataclasses.replace(budget, purpose="analysis")
         result = scorer(position, scoring, rng, max(rung.width, top_n), stop)
         if rung.sure and budget.varied and rung.width < SCORED and unscored_sure(position, result, sure_moves):
@@ -133,14 +138,14 @@ def rung_strategy(
     return play
 
 
-def unscored_sure(position: Any, result: SearchResult, sure_moves: SureMoves) -> bool:
+def unscored_sure(position: PositionT, result: SearchResult, sure_moves: SureMoves[PositionT, MoveT]) -> bool:
     """Whether ``position`` offers sure moves and ``result`` scored none of them."""
     scored = {scored_move.move for scored_move in result.alternatives} | {result.move}
     offered = sure_moves(position, list(position.search_moves()))
     return bool(offered) and not scored.intersection(offered)
 
 
-def losses(position: Any, alternatives: Sequence[ScoredMove], chances: WinChance) -> list[float]:
+def losses(position: PositionT, alternatives: Sequence[ScoredMove], chances: WinChance) -> list[float]:
     """Each alternative's loss of win chance against the best of them, for the seat to move of ``position``; in a
     lost position (best chance below ½) measured against the chance left, so the moves that keep the game alive
     still differ (the scale joins the plain one at ½)."""
@@ -152,11 +157,11 @@ def losses(position: Any, alternatives: Sequence[ScoredMove], chances: WinChance
 
 
 def choose(
-    position: Any,
+    position: PositionT,
     result: SearchResult,
     rung: Rung,
     chances: WinChance,
-    sure_moves: SureMoves,
+    sure_moves: SureMoves[PositionT, MoveT],
     rng: random.Random | None,
     top_n: int,
 ) -> SearchResult:
@@ -169,7 +174,8 @@ def choose(
     loss = losses(position, scored, chances)
     indices = list(range(min(len(scored), rung.width)))
     if rung.sure and rng is not None:  # analysis answers the best move the search scored, sure or not
-        sure = set(sure_moves(position, [scored_move.move for scored_move in scored]))
+        # The moves a search of ``position`` scored are its game's moves.
+        sure = set(sure_moves(position, cast("list[MoveT]", [scored_move.move for scored_move in scored])))
         indices = [i for i in range(len(scored)) if scored[i].move in sure] or indices
     best = min(loss[i] for i in indices)
     if rng is None:  # analysis: the rung's best move, the first of equals (no variety)
@@ -211,19 +217,19 @@ def ratings(game_id: str) -> dict[str, Rating]:
 def ladder_levels(
     rungs: Sequence[Rung],
     scorer_name: str,
-    scorer: Callable[[Any, Budget, random.Random, int, Deadline], SearchResult],
+    scorer: Strategy[PositionT],
     game_id: str,
-    sure_moves: SureMoves,
+    sure_moves: SureMoves[PositionT, MoveT],
     full_depth: str = "at full depth",
-    close_scorer: tuple[str, Callable[[Any, Budget, random.Random, int, Deadline], SearchResult]] | None = None,
-) -> tuple[tuple[Level, ...], dict[str, Callable[[Any, Budget, random.Random, int, Deadline], SearchResult]]]:
+    close_scorer: tuple[str, Strategy[PositionT]] | None = None,
+) -> tuple[tuple[Level, ...], dict[str, Strategy[PositionT]]]:
     """The levels and strategies of a game's rungs below its strongest level, weakest first: each scores with the
     ``scorer_name`` level's strategy ``scorer`` and the game's win-chance model; ``full_depth`` says how deep a
     rung of depth 0 searches (where the scoring level caps its depth itself, the cap: GetGame lists it);
     ``close_scorer`` (name, strategy) scores for the rungs of depth 0 instead, where the strongest level searches
     otherwise than the scoring level (Strands: its tree search)."""
 
-    def scoring(rung: Rung) -> tuple[str, Callable[[Any, Budget, random.Random, int, Deadline], SearchResult]]:
+    def scoring(rung: Rung) -> tuple[str, Strategy[PositionT]]:
         return close_scorer if close_scorer is not None and rung.depth == 0 else (scorer_name, scorer)
 
     levels = tuple(Level(r.name, r.describe(scoring(r)[0], full_depth), r.limits, r.think_ms) for r in rungs)

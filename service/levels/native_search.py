@@ -9,6 +9,7 @@ The limits it takes are the call's ``Budget.limits`` (``budget.py``: the budget 
 from __future__ import annotations
 
 import time
+from typing import Any
 
 from service.core.contract import Position
 from service.core.selectivity import Selectivity
@@ -27,7 +28,7 @@ NATIVE_NODE_WEIGHT = 1
 
 
 def native_search(
-    position: Position,
+    position: Position[Any],
     limits: Limits,
     stop: StopSignal,
     top_n: int,
@@ -53,7 +54,7 @@ def native_search(
 
 
 def planned_search(
-    position: Position,
+    position: Position[Any],
     budget: Budget,
     plan: Plan,
     stop: StopSignal,

@@ -8,10 +8,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from random import Random
-from typing import Any
 
 from service.core.values import Level, Limits, SearchResult
-from service.engines.petak_sawah import PetakSawahPosition
+from service.engines.petak_sawah import PetakSawahMove, PetakSawahPosition
 from service.levels import ladder, variety
 from service.levels.budget import Budget, Reach
 from service.levels.driver import GameLevels
@@ -61,7 +60,7 @@ def margin_now(position: PetakSawahPosition, seat: int) -> float:
     return float(points1 - points2 if seat == 1 else points2 - points1)
 
 
-def _margin_after(position: PetakSawahPosition, move: Any) -> float:
+def _margin_after(position: PetakSawahPosition, move: PetakSawahMove) -> float:
     seat = position.to_move
     return margin_now(position.play(move), seat)
 
@@ -112,7 +111,7 @@ RUNGS = ladder.rungs(
 )
 
 
-def sure_moves(position: PetakSawahPosition, moves: Sequence[int]) -> list[int]:
+def sure_moves(position: PetakSawahPosition, moves: Sequence[PetakSawahMove]) -> list[PetakSawahMove]:
     """A contested double: a cell worth two points or more to the mover and as much to the opponent, who would
     take it next: a player past the first rungs takes the biggest of them."""
     own, other = (position.own1, position.own2) if position.to_move == 1 else (position.own2, position.own1)
@@ -126,7 +125,7 @@ def sure_moves(position: PetakSawahPosition, moves: Sequence[int]) -> list[int]:
 _RUNG_LEVELS, _RUNG_STRATEGIES = ladder.ladder_levels(RUNGS, "hard's search", _hard, "petak-sawah", sure_moves)
 LADDER = (*(rung.name for rung in RUNGS), "hard")
 
-LEVELS = GameLevels(
+LEVELS: GameLevels[PetakSawahPosition, PetakSawahMove] = GameLevels(
     "petak-sawah",
     (
         Level("easy", "Takes the cell that scores the most points right now, at random among equals."),

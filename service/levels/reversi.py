@@ -5,13 +5,14 @@ else on the Python search with the endgame solver (``reversi_endgame.py``)."""
 
 from __future__ import annotations
 
+import random
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import cast
 
 from service.core.selectivity import Selectivity
-from service.core.values import Level, Limits, ScoredMove, SearchResult, StopSignal
-from service.engines.reversi import PASS, ReversiPosition
+from service.core.values import Level, Limits, Move, ScoredMove, SearchResult, StopSignal
+from service.engines.reversi import PASS, ReversiMove, ReversiPosition
 from service.levels import ladder, reversi_learned, variety
 from service.levels.budget import Budget, Reach
 from service.levels.driver import GameLevels
@@ -24,14 +25,16 @@ from service.search import Deadline, Plugins, greedy, never, search
 PLUGINS = Plugins(endgame=_endgame_value)  # what expert hands the search in solve mode
 
 
-def _beginner(position: ReversiPosition, budget: Budget, rng: Any, top_n: int, stop: Deadline) -> SearchResult:
+def _beginner(
+    position: ReversiPosition, budget: Budget, rng: random.Random, top_n: int, stop: Deadline
+) -> SearchResult:
     """The move that flips the most discs now. Its value is the disc margin right after it (each flip moves
     the margin by two, the new disc by one), so the greedy key is already in the game's units."""
     margin = position.final_value(position.to_move)
     return greedy(position, lambda p, m: margin + 2 * p.flip_count(m) + (m != PASS), rng, top_n)
 
 
-def _corner_hunter_key(position: ReversiPosition, move: Any) -> float:
+def _corner_hunter_key(position: ReversiPosition, move: ReversiMove) -> float:
     """One-ply preference: a corner above all; never an X-square, and a C-square only with care, next to an
     empty corner (a C-square is worst when the opponent could take that corner at once); then the fewest
     opponent replies; then the most flips."""
@@ -56,14 +59,16 @@ def _corner_hunter_key(position: ReversiPosition, move: Any) -> float:
     return key - 1_000 * replies.bit_count() + position.flip_count(move)
 
 
-def _corner_hunter(position: ReversiPosition, budget: Budget, rng: Any, top_n: int, stop: Deadline) -> SearchResult:
+def _corner_hunter(
+    position: ReversiPosition, budget: Budget, rng: random.Random, top_n: int, stop: Deadline
+) -> SearchResult:
     """``_corner_hunter_key``'s choice. The key only ranks moves, so the values reported are, like the
     beginner's, the disc margin right after each move (alternatives stay in the level's order of preference)."""
     result = greedy(position, _corner_hunter_key, rng, top_n)
     seat = position.to_move
 
-    def margin(move: Any) -> float:
-        return position.play(move).final_value(seat)
+    def margin(move: Move) -> float:  # one of the moves greedy chose among: this position's
+        return position.play(cast(ReversiMove, move)).final_value(seat)
 
     result.value = margin(result.move)
     result.alternatives = [ScoredMove(a.move, margin(a.move), False) for a in result.alternatives]
@@ -127,7 +132,7 @@ SELECTIVITY_FILE = Path(__file__).resolve().parents[1] / "engines" / "reversi" /
 SELECTIVITY = Selectivity.read(SELECTIVITY_FILE)
 
 
-def _expert(position: ReversiPosition, budget: Budget, rng: Any, top_n: int, stop: Deadline) -> SearchResult:
+def _expert(position: ReversiPosition, budget: Budget, rng: random.Random, top_n: int, stop: Deadline) -> SearchResult:
     """``expert_search`` with the learned evaluation (8x8; other sizes keep the hand-written one), then, in the
     opening (``variety.opening``) of a game played, the seeded pick among the moves within ``EXPERT_MARGIN`` of
     the best."""
@@ -143,7 +148,7 @@ def expert_search(
     budget: Budget | Limits,
     stop: StopSignal = never,
     top_n: int = 1,
-    evaluate: Callable[[Any, int], float] | None = None,
+    evaluate: Callable[[ReversiPosition, int], float] | None = None,
     selective: Selectivity | None = SELECTIVITY,
 ) -> SearchResult:
     """The expert's search under ``budget`` (``Limits`` are read as the caller's, beside the level's own). Within
@@ -196,7 +201,7 @@ RUNGS = ladder.rungs(
 )
 
 
-def sure_moves(position: ReversiPosition, moves: Sequence[int]) -> list[int]:
+def sure_moves(position: ReversiPosition, moves: Sequence[ReversiMove]) -> list[ReversiMove]:
     """A free corner: a corner is never flipped back, so a player past the first rungs takes one when offered."""
     corners = position.geometry.corners
     return [move for move in moves if 0 <= move < position.geometry.n and corners >> move & 1]
@@ -212,7 +217,7 @@ _RUNG_LEVELS, _RUNG_STRATEGIES = ladder.ladder_levels(
 )
 LADDER = (*(rung.name for rung in RUNGS), "expert")
 
-LEVELS = GameLevels(
+LEVELS: GameLevels[ReversiPosition, ReversiMove] = GameLevels(
     "reversi",
     (
         Level(

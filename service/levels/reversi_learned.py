@@ -27,7 +27,7 @@ def native_sum() -> NativeSum | None:
     """The kernel's ``gr_reversi_pattern_sum(me, opp, weights)``; None when it is not built or kernels are off."""
     u64 = ctypes.c_uint64
     argtypes = (u64, u64, ctypes.POINTER(ctypes.c_int16))
-    return native.kernel(native_reversi.LIBRARY, "gr_reversi_pattern_sum", argtypes, ctypes.c_int32)  # type: ignore[no-any-return]
+    return native.kernel(native_reversi.LIBRARY, "gr_reversi_pattern_sum", argtypes, ctypes.c_int32)
 
 
 class PatternEvaluation:

@@ -22,6 +22,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from service.core.contract import Position
 from service.core.values import Move, SearchResult
@@ -32,7 +33,7 @@ JUDGEMENTS = (BEST, EXCELLENT, GOOD, INACCURACY, MISTAKE, BLUNDER)
 SWINGS = 3  # the plies the summary names as the game's largest swings
 
 # The search of one position in analysis mode; None once there is no time left to search it.
-Search = Callable[[Position], SearchResult | None]
+Search = Callable[[Position[Any]], SearchResult | None]
 
 
 @dataclass(frozen=True, slots=True)
@@ -130,7 +131,7 @@ class ReviewSummary:
 
 
 def review(
-    positions: Sequence[Position], moves: Sequence[Move], scale: ReviewScale, search: Search, chances: WinChance
+    positions: Sequence[Position[Any]], moves: Sequence[Move], scale: ReviewScale, search: Search, chances: WinChance
 ) -> Iterator[PlyReview | ReviewSummary]:
     """Yield a ``PlyReview`` per move, in order, then the ``ReviewSummary``. ``positions[k]`` is the position
     ``moves[k]`` was played in and ``positions[len(moves)]`` the one after the last move (the moves are legal:
@@ -162,7 +163,7 @@ def collect(items: Iterable[PlyReview | ReviewSummary]) -> tuple[list[PlyReview]
     return plies, summary
 
 
-def searches_needed(positions: Sequence[Position]) -> int:
+def searches_needed(positions: Sequence[Position[Any]]) -> int:
     """How many of a game's positions a review searches, about: those with a choice of moves (a forced move's
     position is searched only when the move before it was not the best, to value it)."""
     return sum(1 for position in positions if position.to_move and position.legal_move_count() > 1)
@@ -171,7 +172,7 @@ def searches_needed(positions: Sequence[Position]) -> int:
 class _Walk:
     """The game's positions with each one's search, run at most once (None: no time was left for it)."""
 
-    def __init__(self, positions: Sequence[Position], search: Search) -> None:
+    def __init__(self, positions: Sequence[Position[Any]], search: Search) -> None:
         self.positions = positions
         self._search = search
         self._found: dict[int, SearchResult | None] = {}

@@ -8,7 +8,7 @@ board) answer None and stay on the Python search."""
 from __future__ import annotations
 
 import struct
-from typing import Any
+from typing import Protocol
 
 KERNEL = "dots_and_boxes"
 MAX_MOVES = 256  # GR_MAX_MOVES of kernel.h: every line plus stop must fit
@@ -22,7 +22,41 @@ def _words(mask: int, count: int) -> list[int]:
     return [(mask >> (64 * i)) & _WORD for i in range(count)]
 
 
-def pack(position: Any) -> bytes | None:
+class Geometry(Protocol):
+    """What the adapter reads of the engine's board geometry."""
+
+    @property
+    def line_count(self) -> int: ...
+    @property
+    def rows(self) -> int: ...
+    @property
+    def cols(self) -> int: ...
+
+
+class DotsAndBoxesState(Protocol):
+    """What the adapter reads of the engine's ``DotsAndBoxesPosition`` (the layers keep the engines out of this
+    package, so the adapter names the fields it reads; the engine's position class has them)."""
+
+    @property
+    def geometry(self) -> Geometry: ...
+    @property
+    def colour_to_move(self) -> str: ...
+    @property
+    def phase(self) -> str: ...
+    @property
+    def lines(self) -> int: ...
+    @property
+    def to_move(self) -> int: ...
+    @property
+    def pie_lines(self) -> int: ...
+    def seat_colour(self, seat: int) -> str: ...
+    def box_mask(self, colour: str) -> int: ...
+
+
+LEARNED = False  # no learned evaluation: ``pack`` is never asked for one
+
+
+def pack(position: DotsAndBoxesState, learned: bool = False) -> bytes | None:
     geo = position.geometry
     if geo.line_count + 1 > MAX_MOVES:
         return None
@@ -45,9 +79,9 @@ def pack(position: Any) -> bytes | None:
     )
 
 
-def move_out(position: Any, move: int) -> Any:
+def move_out(position: DotsAndBoxesState, move: int) -> int:
     return _WORD_BASE - move if move > _WORD_BASE else move
 
 
-def move_in(position: Any, move: Any) -> int:
+def move_in(position: DotsAndBoxesState, move: int) -> int:
     return _WORD_BASE - move if move < 0 else int(move)

@@ -24,11 +24,10 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from types import ModuleType
-from typing import Any
+from typing import Any, Protocol, cast
 
 from service import native as kernels
-from service.core import GameOverError, Limits, ScoredMove, SearchResult, Stop, StopSignal, as_stop
+from service.core import GameOverError, Limits, Move, ScoredMove, SearchResult, Stop, StopSignal, as_stop
 from service.core.contract import Position
 from service.core.selectivity import Selectivity
 
@@ -167,15 +166,29 @@ def _function(symbol: str) -> Any | None:
     return kernels.kernel(LIBRARY, symbol, argtypes, restype)
 
 
+class Adapter(Protocol):
+    """A game's adapter (the module ``service/native/<game>.py``): its kernel's name, whether the kernel has a
+    learned evaluation, and the engine's position and moves in the kernel's terms. Each adapter reads its own
+    engine's position (the fields its ``<Game>State`` protocol names); the position handed to it is always of
+    its game (``adapter_of``)."""
+
+    KERNEL: str
+    LEARNED: bool
+
+    def pack(self, position: Any, learned: bool = False) -> bytes | None: ...  # Any: the adapter's game's position
+    def move_out(self, position: Any, move: int) -> Move: ...
+    def move_in(self, position: Any, move: Any) -> int: ...
+
+
 @functools.cache
-def adapter_for(game_id: str) -> ModuleType | None:
+def adapter_for(game_id: str) -> Adapter | None:
     """The adapter of the game ``game_id``'s kernel: the module of this package named as the game's engine
     package (``service/native/kalah.py`` for ``service/engines/kalah``), or None for a game without a kernel."""
     name = game_id.replace("-", "_")
     if not name.isidentifier() or name in _NOT_ADAPTERS:
         return None
     try:
-        return importlib.import_module(f"{__package__}.{name}")
+        return cast(Adapter, importlib.import_module(f"{__package__}.{name}"))
     except ModuleNotFoundError:
         return None
 
@@ -183,7 +196,7 @@ def adapter_for(game_id: str) -> ModuleType | None:
 _NOT_ADAPTERS = frozenset({"engine", "mcts"})  # this package's own modules
 
 
-def adapter_of(position: Position) -> ModuleType | None:
+def adapter_of(position: Position[Any]) -> Adapter | None:
     """The adapter of ``position``'s game (``adapter_for``), or None."""
     return adapter_for(position_game(position))
 
@@ -193,7 +206,7 @@ def available(game_id: str | None = None) -> bool:
     return _function("gr_search") is not None and (game_id is None or adapter_for(game_id) is not None)
 
 
-def holds(position: Position) -> bool:
+def holds(position: Position[Any]) -> bool:
     """Whether ``search`` takes ``position``: the engine is available and its game's kernel holds the board."""
     found = adapter_of(position)
     return found is not None and available() and found.pack(position) is not None
@@ -206,12 +219,12 @@ class Kernel:
         found = adapter_for(game_id)
         if found is None or not available():
             raise LookupError(f"no native kernel for {game_id!r} (not built, turned off, or no such kernel)")
-        self.adapter: Any = found
+        self.adapter = found
         self._name = self.adapter.KERNEL.encode()
         self.state_size = _function("gr_state_size")(self._name)  # type: ignore[misc]
         self._moves = ctypes.c_int32 * 256
 
-    def pack(self, position: Position, learned: bool = False) -> bytes | None:
+    def pack(self, position: Position[Any], learned: bool = False) -> bytes | None:
         return _pack(self.adapter, position, learned)
 
     def to_move(self, state: bytes) -> int:
@@ -302,7 +315,7 @@ def stop_reason(reason: str, stop: Stop | None, fired: Any) -> str:
 
 
 def search(
-    position: Position,
+    position: Position[Any],
     limits: Limits | None = None,
     *,
     stop: StopSignal | None = None,
@@ -400,17 +413,17 @@ def _reporter(on_iteration: Any, answer: _Answering, flag: StopFlag, raised: lis
     return _Report(report)
 
 
-def _pack(adapter: Any, position: Position, learned: bool) -> bytes | None:
+def _pack(adapter: Adapter, position: Position[Any], learned: bool) -> bytes | None:
     """The adapter's state of ``position``; ``learned`` asks for its learned evaluation (ValueError for a game
     whose kernel has none)."""
     if not learned:
-        return adapter.pack(position)  # type: ignore[no-any-return]
-    if not hasattr(adapter, "set_weights"):
+        return adapter.pack(position)
+    if not adapter.LEARNED:
         raise ValueError(f"the {adapter.KERNEL} kernel has no learned evaluation")
-    return adapter.pack(position, learned=True)  # type: ignore[no-any-return]
+    return adapter.pack(position, learned=True)
 
 
-def position_game(position: Position) -> str:
+def position_game(position: Position[Any]) -> str:
     """The id of the game a position belongs to: its engine's package (``service.engines.<game>``) with the
     id's hyphens; "" for anything else."""
     return _game_of(type(position))
@@ -428,8 +441,8 @@ class _Answering:
     the kernel's, native nodes by their weight, and nothing proved where the root's moves were capped
     (``complete`` false: Strands' candidate covers), as the Python search answers."""
 
-    position: Position
-    adapter: Any
+    position: Position[Any]
+    adapter: Adapter
     began: float
     weight: int
     complete: bool
@@ -439,7 +452,7 @@ class _Answering:
     ) -> SearchResult:
         """The answer (``streamed``: a finished iteration's, as the Python search reports it while it runs)."""
 
-        def out(move: int) -> Any:
+        def out(move: int) -> Move:
             return self.adapter.move_out(self.position, move)
 
         def nodes(count: int) -> int:

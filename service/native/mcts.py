@@ -19,9 +19,9 @@ import time
 from typing import Any
 
 from service import native as kernels
-from service.core import GameOverError, Limits, ScoredMove, SearchResult, StopSignal, as_stop
+from service.core import GameOverError, Limits, Move, ScoredMove, SearchResult, StopSignal, as_stop
 from service.core.contract import Position
-from service.native.engine import LIBRARY, StopFlag, _ends, adapter_for, adapter_of, run_watched, stop_reason
+from service.native.engine import LIBRARY, Adapter, StopFlag, _ends, adapter_for, adapter_of, run_watched, stop_reason
 
 DEFAULT_ITERATIONS = 1000  # with neither a node nor a time limit (service.search.mcts.DEFAULT_ITERATIONS)
 EXPLORATION = 0.7  # the Python search's UCB1 constant (service.search.mcts.EXPLORATION)
@@ -83,7 +83,7 @@ def available(game_id: str) -> bool:
 
 
 def mcts(
-    position: Position,
+    position: Position[Any],
     limits: Limits | None = None,
     *,
     stop: StopSignal | None = None,
@@ -158,8 +158,8 @@ def mcts(
     return _answer(position, adapter, result, reason, began)
 
 
-def _answer(position: Position, adapter: Any, result: _Result, reason: str, began: float) -> SearchResult:
-    def out(move: int) -> Any:
+def _answer(position: Position[Any], adapter: Adapter, result: _Result, reason: str, began: float) -> SearchResult:
+    def out(move: int) -> Move:
         return adapter.move_out(position, move)
 
     return SearchResult(

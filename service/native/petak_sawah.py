@@ -5,14 +5,46 @@ default 5x5 among them); larger ones answer None and stay on the Python search."
 from __future__ import annotations
 
 import struct
-from typing import Any
+from typing import Protocol
 
 KERNEL = "petak_sawah"
 _LAYOUT = struct.Struct("<QQQiiii")  # ps_state: rocks, own1, own2, rows, cols, opener, to_move
 MAX_CELLS = 64  # the kernel's cell masks are 64-bit
 
 
-def pack(position: Any) -> bytes | None:
+class Board(Protocol):
+    """What the adapter reads of the engine's board."""
+
+    @property
+    def size(self) -> int: ...
+    @property
+    def rows(self) -> int: ...
+    @property
+    def cols(self) -> int: ...
+
+
+class PetakSawahState(Protocol):
+    """What the adapter reads of the engine's ``PetakSawahPosition`` (the layers keep the engines out of this
+    package, so the adapter names the fields it reads; the engine's position class has them)."""
+
+    @property
+    def board(self) -> Board: ...
+    @property
+    def rocks(self) -> int: ...
+    @property
+    def own1(self) -> int: ...
+    @property
+    def own2(self) -> int: ...
+    @property
+    def opener(self) -> int: ...
+    @property
+    def to_move(self) -> int: ...
+
+
+LEARNED = False  # no learned evaluation: ``pack`` is never asked for one
+
+
+def pack(position: PetakSawahState, learned: bool = False) -> bytes | None:
     board = position.board
     if board.size > MAX_CELLS:
         return None
@@ -21,9 +53,9 @@ def pack(position: Any) -> bytes | None:
     )
 
 
-def move_out(position: Any, move: int) -> Any:
+def move_out(position: PetakSawahState, move: int) -> int:
     return move
 
 
-def move_in(position: Any, move: Any) -> int:
+def move_in(position: PetakSawahState, move: int) -> int:
     return int(move)

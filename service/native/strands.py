@@ -16,9 +16,10 @@ from __future__ import annotations
 
 import ctypes
 import struct
+from collections.abc import Mapping, Sequence
 from functools import lru_cache
 from math import comb
-from typing import Any
+from typing import Protocol
 
 from service import native
 from service.core.bits import set_bits
@@ -30,12 +31,45 @@ _WORDS_BYTES = 32  # four 64-bit words: 256 cells, a side-9 board's 217 among th
 _TAIL = struct.Struct("<iiii")  # st_state after the masks: side, to_move, exact, learned
 
 
+class Layout(Protocol):
+    """What the adapter reads of the engine's layout."""
+
+    @property
+    def side(self) -> int: ...
+    @property
+    def cells(self) -> Sequence[int]: ...
+    @property
+    def cell_label(self) -> Mapping[int, int]: ...
+    @property
+    def label_cells(self) -> tuple[tuple[int, ...], ...]: ...
+    def __hash__(self) -> int: ...  # the packed layouts are cached by layout
+
+
+class StrandsState(Protocol):
+    """What the adapter reads of the engine's ``StrandsPosition`` (the layers keep the engines out of this package,
+    so the adapter names the fields it reads; the engine's position class has them)."""
+
+    @property
+    def layout(self) -> Layout: ...
+    @property
+    def black(self) -> int: ...
+    @property
+    def white(self) -> int: ...
+    @property
+    def to_move(self) -> int: ...
+    @property
+    def exact_count(self) -> bool: ...
+
+
+LEARNED = True  # ``pack(..., learned=True)``: the weights of ``set_weights``
+
+
 class _Packed:
     """What a layout contributes to every state and move: its label planes, cell numbering and label cells."""
 
     __slots__ = ("index", "label_cells", "label_index", "planes", "side")
 
-    def __init__(self, layout: Any) -> None:
+    def __init__(self, layout: Layout) -> None:
         self.side = layout.side
         self.index = {bit: i for i, bit in enumerate(layout.cells)}  # grid bit -> kernel cell
         planes = [0, 0, 0]
@@ -49,7 +83,7 @@ class _Packed:
 
 
 @lru_cache(maxsize=64)
-def _packed(layout: Any) -> _Packed | None:
+def _packed(layout: Layout) -> _Packed | None:
     for label in range(1, 7):
         n = len(layout.label_cells[label])
         if n and max(comb(n, k) for k in range(1, min(label, n) + 1)) >= 1 << _RANK_BITS:
@@ -65,10 +99,12 @@ def _cells(packed: _Packed, mask: int) -> bytes:
     return compact.to_bytes(_WORDS_BYTES, "little")
 
 
-_weights: list[Any] = [None]  # the array the kernel reads, kept alive here while it may
+_weights: list[ctypes.Array[ctypes.c_double] | None] = [
+    None
+]  # the array the kernel reads, kept alive here while it may
 
 
-def set_weights(weights: Any) -> None:
+def set_weights(weights: Sequence[float]) -> None:
     """Hand the kernel the learned evaluation's weights (a sequence of ``learned.SIZE`` floats) for the states
     packed ``learned``; the kernel keeps a pointer to a copy held here. C never reads the weights file."""
     setter = native.kernel(LIBRARY, "gr_strands_set_weights", (ctypes.c_void_p,), ctypes.c_int32)
@@ -83,12 +119,12 @@ def set_weights(weights: Any) -> None:
     _weights[0] = table
 
 
-def weights() -> Any:
+def weights() -> ctypes.Array[ctypes.c_double] | None:
     """The weights the kernel evaluates learned states with (None when none were handed)."""
     return _weights[0]
 
 
-def pack(position: Any, learned: bool = False) -> bytes | None:
+def pack(position: StrandsState, learned: bool = False) -> bytes | None:
     """The kernel's state of ``position``; ``learned`` marks it to be evaluated with the learned weights
     (``set_weights`` first). None for a layout the kernel does not hold."""
     packed = _packed(position.layout)
@@ -104,7 +140,7 @@ def pack(position: Any, learned: bool = False) -> bytes | None:
     )
 
 
-def move_out(position: Any, move: int) -> Any:
+def move_out(position: StrandsState, move: int) -> tuple[int, ...]:
     """The engine's move (its grid bits, ascending) of a kernel move."""
     packed = _packed(position.layout)
     assert packed is not None
@@ -122,7 +158,7 @@ def move_out(position: Any, move: int) -> Any:
     return tuple(reversed(out))
 
 
-def move_in(position: Any, move: Any) -> int:
+def move_in(position: StrandsState, move: Sequence[int]) -> int:
     """The kernel move of an engine move (grid bits of one label)."""
     packed = _packed(position.layout)
     assert packed is not None

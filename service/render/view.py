@@ -4,12 +4,16 @@
 from __future__ import annotations
 
 import string
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from service import core
 from service.core.contract import Position
 from service.render.svg import Theme
+
+if TYPE_CHECKING:
+    from service.render import RenderOptions
 
 LETTERS = string.ascii_lowercase
 
@@ -27,9 +31,9 @@ class Step:
 
 @dataclass(frozen=True, slots=True)
 class View:
-    position: Position
+    position: Position[Any]
     fields: dict[str, Any]
-    options: Any  # service.render.RenderOptions
+    options: RenderOptions
     theme: Theme
     legal: list[str]  # notations of the legal moves to mark; empty when not asked for
     steps: list[Step]
@@ -60,7 +64,7 @@ def cell_name(col: int, row: int) -> str:
     return f"{LETTERS[col]}{row + 1}"
 
 
-def cells_of(text: str, field: str, inside: Any) -> list[tuple[int, int]]:
+def cells_of(text: str, field: str, inside: Callable[[int, int], bool]) -> list[tuple[int, int]]:
     """The cells a move written as ``c2`` or ``e5,f6`` names, each checked with ``inside(col, row)``;
     InvalidMove naming ``field`` otherwise."""
     found = []

@@ -45,9 +45,8 @@ import random
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any
 
-from service.core.contract import Position
+from service.core.contract import PositionT
 from service.core.errors import GameOverError
 from service.core.selectivity import Selectivity
 from service.core.values import Limits, Move, ScoredMove, SearchResult, StopSignal
@@ -62,7 +61,7 @@ _ASPIRATION_FROM = 3  # iterations below this depth use a full window
 _PV_LIMIT = 256  # longest principal variation reported
 _SOLVE_DEPTH = 1000  # solve mode's depth for an engine without ``plies_left`` (a game this long is not solved)
 
-Root = list[tuple[Move, Any]]  # the root's moves with the positions after them, best first
+Root = list[tuple[Move, PositionT]]  # the root's moves with the positions after them, best first
 Scores = list[tuple[float, int, bool]]  # (value, index into the root, proved), best first
 Kept = dict[int, Sequence[Move]]  # a root pass's line of each scored move (by its index), starting with the move
 
@@ -80,18 +79,18 @@ class _Answer:
 
 
 def search(
-    position: Position,
+    position: PositionT,
     limits: Limits | None = None,
     *,
     stop: StopSignal = never,
     top_n: int = 1,
     rng: random.Random | None = None,
-    evaluate: Callable[[Any, int], float] | None = None,
+    evaluate: Callable[[PositionT, int], float] | None = None,
     tt_size: int = DEFAULT_TT_SIZE,
     aspiration: float = ASPIRATION,
     solve: bool = False,
     solve_lead: int = 0,
-    plugins: Plugins = NO_PLUGINS,
+    plugins: Plugins[PositionT] = NO_PLUGINS,
     selective: Selectivity | None = None,
 ) -> SearchResult:
     """Iterative-deepening alpha-beta from ``position`` for the seat to move (see the module docstring).
@@ -119,8 +118,8 @@ def search(
     moves = list(position.search_moves())
     if not moves:
         raise GameOverError("the position has no moves to search", "position")
-    root: Root = [(m, position.play(m)) for m in moves]
-    tree = Tree(deadline, evaluate, tt_size, solve, plugins, selective)
+    root: Root[PositionT] = [(m, position.play(m)) for m in moves]
+    tree: Tree[PositionT] = Tree(deadline, evaluate, tt_size, solve, plugins, selective)
     first = root[0][0]
     value = static_value(position, first, root_seat, evaluate)
     answer = _Answer(first, value, [ScoredMove(first, value + 0.0, root[0][1].to_move == 0, (first,))], [first])
@@ -157,7 +156,7 @@ def _unproved(report: Callable[[SearchResult], None]) -> Callable[[SearchResult]
     return unproved
 
 
-def _solve_depth(position: Position, max_depth: int | None) -> int:
+def _solve_depth(position: PositionT, max_depth: int | None) -> int:
     """The depth solve mode leaps to: the engine's ``plies_left()`` bound, capped by ``max_depth``."""
     bound = position.plies_left()
     if bound is None:
@@ -166,8 +165,8 @@ def _solve_depth(position: Position, max_depth: int | None) -> int:
 
 
 def _deepen(
-    tree: Tree,
-    root: Root,
+    tree: Tree[PositionT],
+    root: Root[PositionT],
     root_seat: int,
     answer: _Answer,
     top_n: int,
@@ -227,8 +226,15 @@ def _deepen(
 
 
 def _completed(
-    tree: Tree, root: Root, root_seat: int, scores: Scores, proved: bool, depth: int, answer: _Answer, kept: Kept
-) -> Root:
+    tree: Tree[PositionT],
+    root: Root[PositionT],
+    root_seat: int,
+    scores: Scores,
+    proved: bool,
+    depth: int,
+    answer: _Answer,
+    kept: Kept,
+) -> Root[PositionT]:
     """Take a finished iteration into ``answer`` (its principal variation as long as the search knows it: the
     root pass's line, then the table's, to ``depth`` moves or, proved, to the end; each alternative's own line
     the same way from what the pass ``kept`` of it, the best one's the answer's); the root reordered with its
@@ -252,7 +258,7 @@ def _completed(
 
 
 def _aspirated(
-    tree: Tree, root: Root, root_seat: int, depth: int, guess: float, aspiration: float
+    tree: Tree[PositionT], root: Root[PositionT], root_seat: int, depth: int, guess: float, aspiration: float
 ) -> tuple[Scores, bool]:
     """One iteration for a single best move, in a window around ``guess`` that widens on each failure (the
     move that failed high goes first in the next try)."""
@@ -276,7 +282,7 @@ def _aspirated(
 
 
 def _root_single(
-    tree: Tree, root: Root, root_seat: int, depth: int, alpha: float, beta: float
+    tree: Tree[PositionT], root: Root[PositionT], root_seat: int, depth: int, alpha: float, beta: float
 ) -> tuple[float, int, bool]:
     """One root pass for a single best move: (value, index of the best move, proved). The pass keeps its
     principal variation in ``tree.line[0]`` (a move whose value lands inside the window, and its line)."""
@@ -301,7 +307,9 @@ def _root_single(
     return best, best_i, all_proved
 
 
-def _root_multi(tree: Tree, root: Root, root_seat: int, depth: int, top_n: int, kept: Kept) -> tuple[Scores, bool]:
+def _root_multi(
+    tree: Tree[PositionT], root: Root[PositionT], root_seat: int, depth: int, top_n: int, kept: Kept
+) -> tuple[Scores, bool]:
     """One root pass scoring the ``top_n`` best moves exactly (best first) and whether all were proved.
     Moves outside the top are only shown to be no better than the n-th best. A move that enters the top lands
     inside its window, so its child's search leaves its line in ``line[1]``: ``kept`` takes it, by index."""

@@ -4,15 +4,14 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable, Sequence
-from typing import Any
 
-from service.core.contract import Position
+from service.core.contract import MoveT, PositionT
 from service.core.errors import GameOverError
 from service.core.values import Move, ScoredMove, SearchResult
 
 
 def static_value(
-    position: Position, move: Move, seat: int, evaluate: Callable[[Any, int], float] | None = None
+    position: PositionT, move: Move, seat: int, evaluate: Callable[[PositionT, int], float] | None = None
 ) -> float:
     """The value of ``move`` for ``seat`` without search: the final margin if it ends the game, else the
     evaluation of the position after it (used when a search is stopped before it finished anything)."""
@@ -23,12 +22,12 @@ def static_value(
 
 
 def greedy(
-    position: Position,
-    key: Callable[[Any, Move], float],
+    position: PositionT,
+    key: Callable[[PositionT, MoveT], float],
     rng: random.Random,
     top_n: int = 1,
     *,
-    moves: Sequence[Move] | None = None,
+    moves: Sequence[MoveT] | None = None,
 ) -> SearchResult:
     """One-ply choice: the move with the largest ``key(position, move)``; ties broken by ``rng`` (one
     ``rng.random()`` per move, in move order, so the same seed gives the same choice).
@@ -38,7 +37,7 @@ def greedy(
     """
     if position.to_move == 0:
         raise GameOverError("the game is over: there is no move to choose", "position")
-    candidates = list(position.search_moves() if moves is None else moves)
+    candidates: list[MoveT] = list(position.search_moves() if moves is None else moves)
     if not candidates:
         raise GameOverError("the position has no moves to choose from", "position")
     scored = [(key(position, m), rng.random(), i) for i, m in enumerate(candidates)]

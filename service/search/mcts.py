@@ -24,9 +24,9 @@ from __future__ import annotations
 import math
 import random
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Generic
 
-from service.core.contract import Position
+from service.core.contract import PositionT
 from service.core.errors import GameOverError
 from service.core.values import Limits, Move, ScoredMove, SearchResult, StopSignal
 from service.search.deadline import Deadline, never
@@ -38,34 +38,34 @@ WIDENING = 2.0  # a node with n visits considers ceil(WIDENING * sqrt(n)) moves
 _FIRST_REPORT = 64  # streamed analysis: the tree is reported after 64, 128, 256... iterations
 
 
-class _Node:
+class _Node(Generic[PositionT]):
     """One position in the tree; statistics are from the point of view of ``mover``."""
 
     __slots__ = ("children", "margin", "move", "mover", "moves", "position", "visits", "wins")
 
-    def __init__(self, position: Position, move: Move, mover: int) -> None:
+    def __init__(self, position: PositionT, move: Move, mover: int) -> None:
         self.position = position
         self.move = move
         self.mover = mover  # the seat that played ``move`` (0 at the root)
         self.moves: Sequence[Move] | None = None  # search_moves(), fetched on the first visit
-        self.children: list[_Node] = []
+        self.children: list[_Node[PositionT]] = []
         self.visits = 0
         self.wins = 0.0  # sum of rewards for ``mover``
         self.margin = 0.0  # sum of final margins for ``mover``
 
 
-def _rank(node: _Node) -> tuple[int, float]:
+def _rank(node: _Node[PositionT]) -> tuple[int, float]:
     return (node.visits, node.margin / node.visits if node.visits else -math.inf)
 
 
 def mcts(
-    position: Position,
+    position: PositionT,
     limits: Limits | None = None,
     *,
     stop: StopSignal = never,
     top_n: int = 1,
     rng: random.Random | None = None,
-    rollout: Callable[[Any, random.Random], Move] | None = None,
+    rollout: Callable[[PositionT, random.Random], Move] | None = None,
     exploration: float = EXPLORATION,
     widening: float | None = WIDENING,
 ) -> SearchResult:
@@ -80,7 +80,7 @@ def mcts(
         limits = Limits(max_nodes=DEFAULT_ITERATIONS)
     rng = rng or random.Random(0)
     deadline = Deadline(limits, stop)
-    root = _Node(position, None, 0)
+    root: _Node[PositionT] = _Node(position, None, 0)
     root.moves = position.search_moves()
     if not root.moves:
         raise GameOverError("the position has no moves to search", "position")
@@ -101,7 +101,7 @@ def mcts(
     return _answer(position, root, seat, top_n, iterations, max_depth, deadline.reason)
 
 
-def _select(root: _Node, exploration: float, widening: float | None) -> list[_Node]:
+def _select(root: _Node[PositionT], exploration: float, widening: float | None) -> list[_Node[PositionT]]:
     """Selection and expansion: the path from the root down the UCB1 choices to a new node (or an end)."""
     node = root
     path = [root]
@@ -135,12 +135,12 @@ def _select(root: _Node, exploration: float, widening: float | None) -> list[_No
 
 
 def _playout(
-    p: Any,
+    p: PositionT,
     deadline: Deadline,
     iterations: int,
     rng: random.Random,
-    rollout: Callable[[Any, random.Random], Move] | None,
-) -> Any | None:
+    rollout: Callable[[PositionT, random.Random], Move] | None,
+) -> PositionT | None:
     """The finished position a playout from ``p`` reaches, or None once the deadline fires."""
     rand = rng.random
     expired = deadline.expired
@@ -155,7 +155,7 @@ def _playout(
     return p
 
 
-def _back_up(root: _Node, path: list[_Node], end: Any) -> None:
+def _back_up(root: _Node[PositionT], path: list[_Node[PositionT]], end: PositionT) -> None:
     """Add the playout's result to every node of the path, from each mover's point of view."""
     f1 = float(end.final_value(1))
     f2 = float(end.final_value(2))
@@ -168,7 +168,7 @@ def _back_up(root: _Node, path: list[_Node], end: Any) -> None:
         n.margin += margins[n.mover]
 
 
-def _line(node: _Node) -> list[Move]:
+def _line(node: _Node[PositionT]) -> list[Move]:
     """A root move's line: its move, then the most visited child's, and so on (ties: the better mean, then the
     engine's order) while the child was visited."""
     line = [node.move]
@@ -181,7 +181,7 @@ def _line(node: _Node) -> list[Move]:
 
 
 def _answer(
-    position: Position, root: _Node, seat: int, top_n: int, iterations: int, max_depth: int, reason: str
+    position: PositionT, root: _Node[PositionT], seat: int, top_n: int, iterations: int, max_depth: int, reason: str
 ) -> SearchResult:
     """The most visited root move, its mean margin, the line along the most visited children."""
     ranked = sorted(root.children, key=_rank, reverse=True)  # stable: the engine's order breaks full ties

@@ -20,23 +20,24 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Generic
 
+from service.core.contract import PositionT
 from service.core.values import Move
 
-EndgameSolver = Callable[[Any, float, float, "float | None"], "tuple[float, int] | None"]
+EndgameSolver = Callable[[PositionT, float, float, "float | None"], "tuple[float, int] | None"]
 SubtreeSearch = Callable[
-    [Any, int, float, float, "float | None", "int | None", Callable[[], bool], dict[str, Any]],
+    [PositionT, int, float, float, "float | None", "int | None", Callable[[], bool], dict[str, object]],
     "tuple[float | None, int, bool, list[Move]] | None",
 ]
 
 
 @dataclass(frozen=True, slots=True)
-class Plugins:
-    """The plug-ins of one search; none by default."""
+class Plugins(Generic[PositionT]):
+    """The plug-ins of one search over one game's positions; none by default."""
 
-    endgame: EndgameSolver | None = None
-    subtree: SubtreeSearch | None = None
+    endgame: EndgameSolver[PositionT] | None = None
+    subtree: SubtreeSearch[PositionT] | None = None
 
 
-NO_PLUGINS = Plugins()
+NO_PLUGINS: Plugins[Any] = Plugins()  # no plug-in: fits every game's search

@@ -11,9 +11,9 @@ from __future__ import annotations
 import math
 from collections import defaultdict
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Generic, Never
 
-from service.core.contract import Position
+from service.core.contract import PositionT
 from service.core.selectivity import Selectivity
 from service.core.values import Move
 from service.search.deadline import Deadline
@@ -32,15 +32,16 @@ _ETC_DEPTH = 2  # enhanced transposition cutoffs only at nodes with at least thi
 Entry = tuple[int, float, int, Move, bool]  # (depth, value, bound, best move, proved)
 Path = tuple[int, float, "Sequence[Move]"]  # an exact entry's line below its node, with the entry's depth and value
 
-_NO_LINE: tuple[Move, ...] = ()
+_NO_LINE: tuple[Never, ...] = ()
 
 
 class Stopped(Exception):
     """Raised inside the tree when the Deadline fires; caught at the root."""
 
 
-class Tree:
-    """One search's node search. ``node`` is the whole algorithm; the rest are its parts."""
+class Tree(Generic[PositionT]):
+    """One search's node search over one game's positions. ``node`` is the whole algorithm; the rest are its
+    parts."""
 
     __slots__ = (
         "deadline",
@@ -64,10 +65,10 @@ class Tree:
     def __init__(
         self,
         deadline: Deadline,
-        evaluate: Callable[[Any, int], float] | None,
+        evaluate: Callable[[PositionT, int], float] | None,
         tt_size: int,
         solve: bool,
-        plugins: Plugins,
+        plugins: Plugins[PositionT],
         selective: Selectivity | None = None,
     ) -> None:
         self.deadline = deadline
@@ -80,19 +81,19 @@ class Tree:
         self.plugins = Plugins(
             subtree=plugins.subtree if evaluate is None else None, endgame=plugins.endgame if solve else None
         )
-        self.scratch: dict[str, Any] = {}  # the plug-ins' own data for this search (a native table)
-        self.lines: dict[Any, list[Move]] = {}  # the best line from each node a plug-in answered
+        self.scratch: dict[str, object] = {}  # the plug-ins' own data for this search (a native table)
+        self.lines: dict[PositionT, list[Move]] = {}  # the best line from each node a plug-in answered
         self.stop_at = deadline.end  # when the plug-ins must give up (they cannot be polled while they run)
-        self.tt: dict[Any, Entry] = {}
+        self.tt: dict[PositionT, Entry] = {}
         self.tt_cap = max(0, tt_size)
         self.history: tuple[defaultdict[Move, int], ...] = (defaultdict(int), defaultdict(int), defaultdict(int))
-        self.killers: list[list[Move]] = []
+        self.killers: list[list[Move | None]] = []
         # The principal variation below each ply of the current root pass (the triangular table): a node whose
         # move lands inside its window keeps that move and the line below it; a node the table (or a plug-in)
         # answers inside its window takes the line kept with that answer (``paths``, ``lines``). Nothing of it
         # changes what the search does. ``line[0]`` is the root's, set by the root's passes (alphabeta.py).
         self.line: list[Sequence[Move]] = []
-        self.paths: dict[Any, Path] = {}  # the line below each node whose exact value went into the table
+        self.paths: dict[PositionT, Path] = {}  # the line below each node whose exact value went into the table
         self.nodes = 0
 
     def reach(self, depth: int) -> None:
@@ -102,7 +103,7 @@ class Tree:
         while len(self.line) <= depth:
             self.line.append(_NO_LINE)
 
-    def leaf(self, pos: Position, seat: int) -> float:
+    def leaf(self, pos: PositionT, seat: int) -> float:
         return pos.evaluate(seat) if self.evaluate is None else self.evaluate(pos, seat)
 
     def budget(self) -> int | None:
@@ -110,19 +111,19 @@ class Tree:
         cap = self.deadline.max_nodes
         return None if cap is None else max(0, cap - self.nodes)
 
-    def store(self, pos: Position, depth: int, value: float, flag: int, move: Move, proved: bool) -> None:
+    def store(self, pos: PositionT, depth: int, value: float, flag: int, move: Move, proved: bool) -> None:
         tt = self.tt
         if len(tt) < self.tt_cap or pos in tt:
             tt[pos] = (depth, value, flag, move, proved)
 
-    def finished(self, child: Position, seat: int) -> float:
+    def finished(self, child: PositionT, seat: int) -> float:
         """A finished child's value for ``seat``, counted as a node."""
         if self.expired(self.nodes):
             raise Stopped
         self.nodes += 1
-        return child.final_value(seat)  # type: ignore[no-any-return]
+        return child.final_value(seat)
 
-    def ask_plugins(self, pos: Position, depth: int, alpha: float, beta: float, ply: int) -> tuple[float, bool] | None:
+    def ask_plugins(self, pos: PositionT, depth: int, alpha: float, beta: float, ply: int) -> tuple[float, bool] | None:
         """The value of ``pos`` from a plug-in that takes the node, or None to search it here (a subtree's
         value inside the window brings its line along, as the node's at ``ply``)."""
         subtree = self.plugins.subtree
@@ -148,7 +149,7 @@ class Tree:
         return None
 
     def probe(
-        self, pos: Position, depth: int, alpha: float, beta: float
+        self, pos: PositionT, depth: int, alpha: float, beta: float
     ) -> tuple[Move | None, tuple[float, bool] | None]:
         """The table's move for ``pos``, and its value when the entry already answers the window."""
         entry = self.tt.get(pos)
@@ -161,7 +162,9 @@ class Tree:
             return tt_move, (e_value, e_proved)
         return tt_move, None
 
-    def ordered(self, moves: Any, seat: int, tt_move: Move | None, ply: int) -> tuple[list[Move], Move | None]:
+    def ordered(
+        self, moves: Sequence[Move], seat: int, tt_move: Move | None, ply: int
+    ) -> tuple[list[Move], Move | None]:
         """Table move, killers, then the engine's order re-sorted by history (stable); the table move is
         dropped (None) when the engine did not list it. The moves go to the front in place: list scans run in
         C, a Python comprehension would not."""
@@ -188,7 +191,7 @@ class Tree:
         return ordered, tt_move
 
     def refute(
-        self, pos: Position, seat: int, depth: int, beta: float, ordered: list[Move], children: list[Position]
+        self, pos: PositionT, seat: int, depth: int, beta: float, ordered: list[Move], children: list[PositionT]
     ) -> tuple[float, bool] | None:
         """Enhanced transposition cutoff: a child after the first whose finished value or table entry already
         reaches ``beta`` refutes ``pos`` without a search."""
@@ -219,7 +222,7 @@ class Tree:
         return None
 
     def child(
-        self, child: Position, seat: int, depth: int, alpha: float, beta: float, full: bool, ply: int
+        self, child: PositionT, seat: int, depth: int, alpha: float, beta: float, full: bool, ply: int
     ) -> tuple[float, bool]:
         """A child's value for ``seat`` (the parent's), PVS-style: a null window first unless ``full``. The
         sign flips only when the seat to move changes (extra turns, passes)."""
@@ -239,7 +242,7 @@ class Tree:
         v, proved = self.node(child, depth, -beta, -alpha, ply)
         return -v, proved
 
-    def node(self, pos: Position, depth: int, alpha: float, beta: float, ply: int) -> tuple[float, bool]:
+    def node(self, pos: PositionT, depth: int, alpha: float, beta: float, ply: int) -> tuple[float, bool]:
         """Value of ``pos`` for its seat to move, fail-soft within (alpha, beta), and whether it is proved."""
         if self.expired(self.nodes):
             raise Stopped
@@ -270,7 +273,7 @@ class Tree:
         ordered, tt_move = self.ordered(moves, seat, tt_move, ply)
         return self.moves(pos, seat, depth, alpha, beta, ply, ordered, tt_move)
 
-    def probcut(self, pos: Position, stage: int, depth: int, alpha: float, beta: float, ply: int) -> int:
+    def probcut(self, pos: PositionT, stage: int, depth: int, alpha: float, beta: float, ply: int) -> int:
         """Multi-ProbCut (``service/core/selectivity.py``): 1 when a shallow search shows the value so far above
         beta that the deep one cannot come back inside the window, -1 so far below alpha, 0 to search the node
         (core.c's probcut, its twin). ``stage``: the position's ``plies_left()``."""
@@ -292,7 +295,7 @@ class Tree:
 
     def moves(
         self,
-        pos: Position,
+        pos: PositionT,
         seat: int,
         depth: int,
         alpha: float,
@@ -350,7 +353,7 @@ class Tree:
     def principal_variation(
         self,
         first: Move,
-        after: Any,
+        after: PositionT,
         limit: int,
         value: float,
         depth: int,
@@ -364,7 +367,7 @@ class Tree:
         plug-in took a node on). ``value``: that of ``after`` for its seat to move, at ``depth`` plies below the
         root (``proved``: a final margin). Every move is checked to be one of its position's ``search_moves``
         before it goes in (``_Walk``)."""
-        walk = _Walk(first, after, limit, value)
+        walk: _Walk[PositionT] = _Walk(first, after, limit, value)
         if kept is None:
             kept = self.line[0] if self.line else _NO_LINE
         if kept and kept[0] == first:
@@ -405,33 +408,33 @@ class Tree:
                 break
         return walk.line
 
-    def known_best(self, pos: Position, value: float, left: int, proved: bool) -> Move | None:
+    def known_best(self, pos: PositionT, value: float, left: int, proved: bool) -> Move | None:
         """A move of ``pos`` whose child is shown worth at least ``value`` (the value of ``pos`` for its seat to
         move), which makes it a best move: the only move, or one whose end or table entry at ``left`` plies
         (or proved; in a proof only proved) shows it; None when none is shown. (Not the endgame plug-in: a node
         it answered keeps no line, and the Python solver would take about half the proof's time again to show
         one; the native core, whose kernel endgame is a millisecond at most, asks it.)"""
-        moves = pos.search_moves()
+        moves: Sequence[Move] = pos.search_moves()
         if len(moves) == 1:
-            return moves[0]  # type: ignore[no-any-return]
+            return moves[0]
         seat = pos.to_move
         for move in moves:
             child = pos.play(move)
             cs = child.to_move
             if cs == 0:
                 if child.final_value(seat) >= value:
-                    return move  # type: ignore[no-any-return]
+                    return move
                 continue
             entry = self.tt.get(child)
             if entry is None or not (entry[4] or (not proved and entry[0] == left)):
                 continue
             _, e_value, e_flag, _, _ = entry
             if (e_flag != UPPER and e_value >= value) if cs == seat else (e_flag != LOWER and -e_value >= value):
-                return move  # type: ignore[no-any-return]
+                return move
         return None
 
 
-class _Walk:
+class _Walk(Generic[PositionT]):
     """A principal variation as it is walked from the position after its first move: the moves so far, the
     position reached, the positions before it (a line never goes through one twice), and the value of the
     position for its seat to move at the depth left there, while it is known (None otherwise): the root's is
@@ -439,7 +442,7 @@ class _Walk:
 
     __slots__ = ("limit", "line", "pos", "seen", "value")
 
-    def __init__(self, first: Move, after: Any, limit: int, value: float | None) -> None:
+    def __init__(self, first: Move, after: PositionT, limit: int, value: float | None) -> None:
         self.line = [first]
         self.pos = after
         self.seen = {after}

@@ -104,7 +104,8 @@ class Route:
 
     @property
     def request_class(self) -> type[Message]:
-        return message_factory.GetMessageClass(self.method.input_type)
+        found: type[Message] = message_factory.GetMessageClass(self.method.input_type)
+        return found
 
     @property
     def searches(self) -> bool:
@@ -613,7 +614,7 @@ def create_app(
         try:
             answer, call = backends.call(route, message, timeout, metadata)
         except grpc.RpcError as error:
-            return _with_worker(_rpc_error_response(error), error)  # type: ignore[arg-type]
+            return _with_worker(_rpc_error_response(error), error)
         return _answer(route, answer, call)
 
     def _search(route: Route, message: Message, timeout: float, metadata: list[tuple[str, str]]) -> Response:
@@ -632,7 +633,7 @@ def create_app(
         except ClientGone:  # nobody reads this answer; the access log and the metrics do
             return status_response(status_pb2.Status(code=code_pb2.CANCELLED, message=ClientGone.MESSAGE))
         except grpc.RpcError as error:
-            return _with_worker(_rpc_error_response(error), error)  # type: ignore[arg-type]
+            return _with_worker(_rpc_error_response(error), error)
         finally:
             if release is not None:
                 release()
@@ -757,7 +758,7 @@ class Backends:
         try:
             return _send(self.routes[first][index], message, timeout, metadata, client_gone)
         except grpc.RpcError as error:
-            if error.code() != grpc.StatusCode.UNAVAILABLE:  # type: ignore[attr-defined]
+            if error.code() != grpc.StatusCode.UNAVAILABLE:
                 raise
             # A worker that died breaks all its connections at once, but each learns of it on its own: after a
             # moment's pause the next connection knows, and reconnects (to a live worker) if it was one of them.
@@ -778,7 +779,8 @@ def _send(
 ) -> tuple[Message, grpc.Call]:
     """One unary call: (answer, call), or the call's RpcError; ``ClientGone`` once ``client_gone`` says so."""
     if client_gone is None:
-        return route.call.with_call(message, timeout=timeout, metadata=metadata)
+        answered: tuple[Message, grpc.Call] = route.call.with_call(message, timeout=timeout, metadata=metadata)
+        return answered
     future = route.call.future(message, timeout=timeout, metadata=metadata)
     while True:
         try:

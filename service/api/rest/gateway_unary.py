@@ -31,7 +31,6 @@ from service.api.callers import CALLER_METADATA
 from service.api.errors import HTTP_STATUS, error_status, status_json
 from service.api.rest.gateway import (
     FORWARDED_HEADERS,
-    HTTP_BODY,
     RETRY_PAUSE_S,
     SERVICE,
     Route,
@@ -44,6 +43,7 @@ from service.api.rest.gateway import (
     worker_of,
 )
 from service.api.rest.gateway_config import GatewayConfig
+from service.api.rest.mapping import HTTP_BODY
 
 _log = logging.getLogger(__name__)
 
@@ -123,7 +123,7 @@ class UnaryPath:
         try:
             answer, worker = await self._call(route.method.name, message, timeout, metadata)
         except grpc.aio.AioRpcError as error:
-            status, extra = rpc_error_answer(error)  # type: ignore[arg-type]
+            status, extra = rpc_error_answer(error)
             worker = _quietly_worker(error)
             return _status_answer(status, {**extra, **({"Gamerules-Worker": worker} if worker else {})})
         extra_headers = {"Gamerules-Worker": worker} if worker else {}

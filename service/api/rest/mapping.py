@@ -33,9 +33,9 @@ HEARTBEAT_S = 0.05
 
 def status_of(error: grpc.RpcError) -> status_pb2.Status:
     """The ``google.rpc.Status`` a failed call carries (or one made of its code and message)."""
-    status = rpc_status.from_call(error)  # type: ignore[arg-type]
+    status = rpc_status.from_call(error)
     if status is None:
-        status = status_pb2.Status(code=error.code().value[0], message=error.details() or "")  # type: ignore[attr-defined]
+        status = status_pb2.Status(code=error.code().value[0], message=error.details() or "")
     return status
 
 
@@ -129,14 +129,14 @@ def apply_query(message: Message, params: list[tuple[str, str]], bound: set[str]
 def body_response(answer: Message) -> Response:
     """A ``google.api.HttpBody`` answer: its bytes and content type, with an ETag (a digest of the bytes) and
     cache headers; 304 when the client already holds those bytes."""
-    data: bytes = answer.data  # type: ignore[attr-defined]
+    data: bytes = answer.data
     etag = _etag(data)
     headers = {"ETag": etag, "Cache-Control": IMAGE_CACHE_CONTROL, "X-Content-Type-Options": "nosniff"}
-    if answer.content_type.startswith("image/svg"):  # type: ignore[attr-defined]
+    if answer.content_type.startswith("image/svg"):
         headers["Content-Security-Policy"] = IMAGE_CSP
     if _held(etag):
         return Response(status=304, headers=headers)
-    return Response(data, content_type=answer.content_type, headers=headers)  # type: ignore[attr-defined]
+    return Response(data, content_type=answer.content_type, headers=headers)
 
 
 def tagged_json_response(text: str) -> Response:

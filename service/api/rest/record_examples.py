@@ -36,11 +36,11 @@ def requests() -> list[tuple[str, str, str, dict[str, Any] | None]]:
         moves.append(after_one.legal_moves()[0])
         after_two = after_one.play(moves[1])
         line = [start.move_notation(moves[0]), after_one.move_notation(moves[1])]
-        end: Position = after_two
+        end: Position[Any] = after_two
         while end.outcome() is None:  # the first legal move each turn, to the end
             end = end.play(end.legal_moves()[0])
 
-        def at(position: Position) -> dict[str, str]:
+        def at(position: Position[Any]) -> dict[str, str]:
             return {"notation": position.to_notation()}
 
         title = game.title

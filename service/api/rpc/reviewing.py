@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from gamerules.v1 import gamerules_pb2 as pb
 from service import core
@@ -35,7 +36,7 @@ _FIELD_LIMIT = 2**31 - 1
 class PlayedGame:
     """The game to review: ``positions[k]`` is where ``moves[k]`` was played; the last is the end."""
 
-    positions: list[core.Position]
+    positions: list[core.Position[Any]]
     moves: list[core.Move]
 
 

@@ -301,7 +301,14 @@ class SearchPool:
             return answer
         raise AssertionError("unreachable")  # pragma: no cover
 
-    def _wait(self, future: futures.Future[Any], stop: CallerStop, ticket: int, updates: Any, run: int) -> Any:
+    def _wait(
+        self,
+        future: futures.Future[core.SearchResult | _Failure],
+        stop: CallerStop,
+        ticket: int,
+        updates: Any,
+        run: int,
+    ) -> core.SearchResult | _Failure:
         """The child's answer, cancelling its search once the caller went away; a streamed analysis's
         iterations handed to ``stop.on_iteration`` as they come (all of them before the answer).
 

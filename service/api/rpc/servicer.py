@@ -48,7 +48,7 @@ from service.api.limits import (
 from service.api.required import check_required
 from service.api.rpc import reviewing, searches
 from service.api.version import VERSION
-from service.core.contract import Game
+from service.core.contract import Game, PositionT
 from service.core.seeds import seeded_int
 from service.games import REGISTRATIONS, Registration
 from service.levels import GameLevels, judge
@@ -142,7 +142,7 @@ class _Search:
     """A checked best-move call, ready to run: what BestMove and AnalyzePosition share."""
 
     game: Game
-    position: core.Position
+    position: core.Position[Any]
     request: pb.BestMoveRequest
     level: str  # the level that searches: the one asked, or the rung a rating chose ("": the game's default)
     limits: core.Limits | None  # the caller's, as asked (the level's Budget caps the time)
@@ -162,7 +162,7 @@ class GameRulesServicer(pb_grpc.GameRulesServicer):
     ) -> None:
         served = tuple(registrations)
         self._games: Mapping[str, Game] = {game.id: game.game for game in served}
-        self._levels: Mapping[str, GameLevels] = {game.id: game.levels for game in served}
+        self._levels: Mapping[str, GameLevels[Any, Any]] = {game.id: game.levels for game in served}
         self._draws = {game.id: game.draw for game in served}
         self._config = config or ServiceConfig()
         self._searches = searches.SearchPool(
@@ -212,12 +212,12 @@ class GameRulesServicer(pb_grpc.GameRulesServicer):
             raise unknown_game(name, field, self._games)
         return game
 
-    def _token(self, position: core.Position, offset: int) -> str:
+    def _token(self, position: core.Position[Any], offset: int) -> str:
         mac = hmac.new(self._config.page_token_key, f"{offset}|{position.to_notation()}".encode(), hashlib.sha256)
         raw = offset.to_bytes(8, "big") + mac.digest()[:12]
         return base64.urlsafe_b64encode(raw).decode().rstrip("=")
 
-    def _offset(self, position: core.Position, token: str) -> int:
+    def _offset(self, position: core.Position[Any], token: str) -> int:
         """The offset a page token stands for; the token must have been made for this very position."""
         if not token:
             return 0
@@ -294,8 +294,8 @@ class GameRulesServicer(pb_grpc.GameRulesServicer):
         return response
 
     def _apply(
-        self, game: Game, position: core.Position, message: pb.Move, field: str
-    ) -> tuple[core.Position, pb.ApplyMoveResponse]:
+        self, game: Game, position: PositionT, message: pb.Move, field: str
+    ) -> tuple[PositionT, pb.ApplyMoveResponse]:
         move = codec.decode_move(game, position, message, field)
         try:
             after, events = position.apply(move)
@@ -336,7 +336,7 @@ class GameRulesServicer(pb_grpc.GameRulesServicer):
             response.to_move = current.to_move
         return response
 
-    def _score(self, game: Game, position: core.Position) -> pb.ScoreResponse:
+    def _score(self, game: Game, position: core.Position[Any]) -> pb.ScoreResponse:
         outcome = position.outcome()
         response = pb.ScoreResponse(
             scores=list(position.scores()),
@@ -423,7 +423,7 @@ class GameRulesServicer(pb_grpc.GameRulesServicer):
     def _answer_by(self, context: grpc.ServicerContext, started: float) -> float:
         """The monotonic time by which a search must end for its answer to reach the caller before the
         deadline (``answer_margin_s`` before it), counting from ``started``; infinity without a deadline."""
-        remaining = context.time_remaining()
+        remaining: float | None = context.time_remaining()
         if remaining is None:
             return math.inf
         remaining -= time.monotonic() - started
@@ -586,7 +586,7 @@ class GameRulesServicer(pb_grpc.GameRulesServicer):
         asked = pb.BestMoveRequest(game=request.game, level=plan.level, purpose="analysis")
         shares = judge.Shares(plan, planned_end)
 
-        def search(position: core.Position) -> core.SearchResult | None:
+        def search(position: core.Position[Any]) -> core.SearchResult | None:
             """One ply's search in a slot of its own (others' calls take their turns between plies), with the
             plan's share of the time left; None once the call's deadline leaves no time for one."""
             stop, end = self._call_stop(context, time.monotonic()), tail.search_end()

@@ -45,6 +45,7 @@ import array
 import gzip
 import json
 import sys
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -79,7 +80,7 @@ _BASE: tuple[tuple[str, tuple[Square, ...]], ...] = (
 def symmetries() -> tuple[tuple[int, ...], ...]:
     """The board's 8 symmetries, each as the image square of every square (index = row * 8 + col)."""
     last = SIZE - 1
-    maps = (
+    maps: tuple[Callable[[int, int], tuple[int, int]], ...] = (
         lambda r, c: (r, c),
         lambda r, c: (r, last - c),
         lambda r, c: (last - r, c),
@@ -230,7 +231,7 @@ def indices(me: int, opp: int) -> list[int]:
     return out + [base + offset + within(empties) for offset in _SQUARELESS]
 
 
-def pattern_sum(me: int, opp: int, weights: Any) -> int:
+def pattern_sum(me: int, opp: int, weights: Sequence[int]) -> int:
     """The weights' sum for the 8x8 position with ``me`` to move, in 1/``SCALE`` discs (``weights``: the
     whole table, ``TABLE_SIZE`` ints). The native twin is ``gr_reversi_pattern_sum``."""
     empties = SIZE * SIZE - (me | opp).bit_count()
@@ -280,7 +281,7 @@ def layout() -> dict[str, Any]:
     }
 
 
-def dump_weights(path: Path, table: Any, trained: dict[str, Any]) -> None:
+def dump_weights(path: Path, table: Iterable[int], trained: dict[str, Any]) -> None:
     """Write ``table`` (``TABLE_SIZE`` ints within int16) with the header; ``trained`` says how it was made.
     The bytes depend only on the table and ``trained`` (gzip's timestamp is fixed), so a training run
     reproduces its file bit for bit."""
