@@ -128,7 +128,8 @@ lint: install
 	$(call STEP,lint (ruff and mypy and buf))
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
-	$(BIN)/mypy service bench
+	$(BIN)/mypy --strict service
+	$(BIN)/mypy bench
 	$(BIN)/mypy clients/python/gamerules_client
 	mkdir -p build && $(PY) -m grpc_tools.protoc -Iproto -I$(PURELIB) \
 		--include_imports --include_source_info --descriptor_set_out=build/image.binpb $(PROTOS)
