@@ -12,10 +12,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 from service.core.contract import Game
+from service.games.checks import Checks
 from service.levels import GameLevels
 from service.native import engine
 from service.render import Draw
@@ -25,10 +25,11 @@ DOCS = Path(__file__).resolve().parents[2] / "docs"
 
 @dataclass(frozen=True, slots=True)
 class Registration:
-    """One game: its engine, levels and drawing, and the options its examples and recorded answers use."""
+    """One game: its engine, levels and drawing, the options its examples and recorded answers use, and the data
+    its generic tests ask for."""
 
     game: Game  # the rules engine (``service/engines/<game>``)
-    levels: GameLevels  # its best-move levels (``service/levels/<game>.py``)
+    levels: GameLevels[Any, Any]  # its best-move levels (``service/levels/<game>.py``)
     draw: Draw  # its board drawing (``service/render/<game>.py``)
     # NewGame options (JSON names) of the recorded API examples: small boards keep the answers short.
     example_options: Mapping[str, Any]
@@ -37,6 +38,8 @@ class Registration:
     # What the recorded ReviewGame example searches each ply with (its level, the strongest unless named, and
     # limits): a fixed depth, so the answer is the same on every run and on both search paths.
     example_review: Mapping[str, Any] = field(default_factory=lambda: {"limits": {"maxDepth": 2}})
+    # What the generic tests ask of the game: its test data (``checks.py`` says which test reads what).
+    checks: Checks = field(default_factory=Checks)
 
     def __post_init__(self) -> None:
         if self.levels.game_id != self.game.id:
@@ -52,6 +55,6 @@ class Registration:
         return DOCS / "games" / f"{self.id}.md"
 
     @property
-    def native(self) -> ModuleType | None:
+    def native(self) -> engine.Adapter | None:
         """The native adapter (``service/native/<game>.py``, found by the engine's package name), or None."""
         return engine.adapter_for(self.id)
