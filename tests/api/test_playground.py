@@ -18,6 +18,8 @@ from typing import Any
 
 import pytest
 
+from service.games import BY_ID, REGISTRATIONS
+from service.games.checks import Playground
 from tests.api.conftest import http
 
 SCREENSHOTS = Path(__file__).resolve().parents[2] / "build" / "playground"
@@ -36,14 +38,16 @@ FLAGS = (
 )
 WAIT_S = 60
 
-# Per game: small options, the level the service plays, and a think time (ms) where the level searches.
-GAMES: dict[str, dict[str, Any]] = {
-    "reversi": {"options": {"size": 4}, "level": "expert", "think": 40},
-    "kalah": {"options": {"pits_per_side": 3, "seeds_per_pit": 2}, "level": "hard", "think": 40},
-    "dots-and-boxes": {"options": {"rows": 1, "cols": 2}, "level": "hard", "think": 40},
-    "petak-sawah": {"options": {"rows": 2, "cols": 3, "rocks": 0}, "level": "medium", "think": 40},
-    "strands": {"options": {"layout": "side4"}, "level": "easy", "think": 0},
-}
+GAMES = [game.id for game in REGISTRATIONS]
+
+
+def settings(game: str) -> Playground:
+    """How the page plays the game (its registration's ``checks.playground``: small options, the level the service
+    plays, and a think time where the level searches); a game without them skips, saying so."""
+    found = BY_ID[game].checks.playground
+    if found is None:
+        pytest.skip(f"{game} declares no playground settings (its checks.playground)")
+    return found
 
 
 @pytest.fixture(scope="module")
@@ -95,18 +99,18 @@ def set_up(driver: Any, game: str, seat1: str, seat2: str, think: int | None = N
 
     Select(driver.find_element("id", "game")).select_by_value(game)
     wait(driver, lambda: driver.find_elements("css selector", f"#board[data-game='{game}'] svg"), f"the {game} board")
-    settings = GAMES[game]
-    for name, value in settings["options"].items():
+    played = settings(game)
+    for name, value in played.options.items():
         field = driver.find_element("id", f"option-{name}")
         if field.tag_name == "select":
             Select(field).select_by_value(str(value))
         else:
             field.clear()
             field.send_keys(str(value))
-    Select(driver.find_element("id", "level")).select_by_value(settings["level"])
+    Select(driver.find_element("id", "level")).select_by_value(played.level)
     field = driver.find_element("id", "think")
     field.clear()
-    think_ms = settings["think"] if think is None else think
+    think_ms = played.think_ms if think is None else think
     if think_ms:
         field.send_keys(str(think_ms))
     Select(driver.find_element("id", "seat1")).select_by_value(seat1)
@@ -171,10 +175,13 @@ def play_to_the_end(driver: Any, game: str) -> dict[str, Any]:
         turn += 1
 
 
-# A whole game per game is some 9 s in the browser: the fast suite plays the board games of two kinds (a grid,
-# pits); ``pytest -m slow`` plays all five.
+# A whole game per game is some 9 s in the browser: the fast suite plays the games whose playground settings say
+# so (``fast``: the board games of two kinds, a grid and pits); ``pytest -m slow`` plays them all.
 WHOLE_GAMES = [
-    game if game in ("kalah", "reversi") else pytest.param(game, marks=pytest.mark.slow) for game in sorted(GAMES)
+    game
+    if (found := BY_ID[game].checks.playground) is not None and found.fast
+    else pytest.param(game, marks=pytest.mark.slow)
+    for game in sorted(GAMES)
 ]
 
 

@@ -4,6 +4,7 @@ its native adapter is there exactly when its kernel is."""
 
 from __future__ import annotations
 
+import importlib
 from pathlib import Path
 
 import pytest
@@ -13,21 +14,31 @@ from service.native import engine
 from service.render import render
 
 ROOT = Path(__file__).resolve().parents[2]
+GAMES_DIR = ROOT / "service" / "games"
 KERNELS = ROOT / "service" / "native" / "search"
 IDS = [game.id for game in REGISTRATIONS]
 
 
-def test_the_registry_lists_the_five_games_in_their_order() -> None:
-    assert IDS == ["reversi", "kalah", "dots-and-boxes", "petak-sawah", "strands"]
+def test_the_registry_lists_every_game_of_the_tree_once_and_first() -> None:
+    """Every registration file of the service's tree (``service/games/<game>.py``) is registered, before any game
+    from outside it; no id twice; the maps list the games in the registry's order (ListGames')."""
+    modules = [importlib.import_module(f"service.games.{path.stem}") for path in sorted(GAMES_DIR.glob("*.py"))]
+    own = {module.REGISTRATION.id for module in modules if hasattr(module, "REGISTRATION")}
+    assert own and set(IDS[: len(own)]) == own
+    assert len(set(IDS)) == len(IDS)
     assert list(BY_ID) == list(GAMES) == list(LEVELS) == IDS
 
 
 @pytest.mark.parametrize("game", REGISTRATIONS, ids=IDS)
 def test_a_registration_names_the_game_s_own_parts(game: Registration) -> None:
-    package = game.id.replace("-", "_")
-    assert type(game.game).__module__.startswith(f"service.engines.{package}.")
+    engine, draw = type(game.game).__module__, game.draw.__module__
     assert game.levels.game_id == game.id
-    assert game.draw.__module__ == f"service.render.{package}"
+    if engine.startswith("service."):  # a game of the tree: its parts in their layers, each named for the game
+        package = game.id.replace("-", "_")
+        assert engine.startswith(f"service.engines.{package}.")
+        assert draw == f"service.render.{package}"
+    else:  # a game from outside the tree (GAMERULES_EXTRA_GAMES): its parts in its own package
+        assert engine.startswith(draw.rpartition(".")[0] + "."), (engine, draw)
 
 
 @pytest.mark.parametrize("game", REGISTRATIONS, ids=IDS)

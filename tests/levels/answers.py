@@ -13,6 +13,7 @@ import json
 import os
 import random
 import sys
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -91,14 +92,19 @@ def _compact(answer: pb.BestMoveResponse) -> dict[str, Any]:
     }
 
 
-def record() -> list[dict[str, Any]]:
-    """The answers, in a fixed order from a fixed seed."""
+def recorded_games() -> list[str]:
+    """The games whose answers are recorded (``checks.recorded_answers``), in the registry's order."""
+    return [game.id for game in REGISTRATIONS if game.checks.recorded_answers]
+
+
+def record(games: Iterable[str] | None = None) -> list[dict[str, Any]]:
+    """The answers of ``games`` (every recorded game unless given), in a fixed order from a fixed seed."""
     # Searches in this process (thread mode): the test switches the native kernels on and off here.
     servicer = GameRulesServicer(config=ServiceConfig(max_think_ms=10**7, search_mode="thread"))
     context = Context()
     rng = random.Random(20261201)
     rows = []
-    for game in OPTIONS:
+    for game in recorded_games() if games is None else games:
         levels = [level.name for level in servicer.GetGame(pb.GetGameRequest(name=f"games/{game}"), context).levels]
         made = 0
         while made < PER_GAME:

@@ -1,5 +1,6 @@
-"""The budget contract and seeded variety of the searching games' levels (Reversi, Kalah, Petak Sawah), on
-the native path and on the Python path: a level sets the skill, the caller's limits set the resources.
+"""The budget contract and seeded variety of every game's levels, on the native path and on the Python path: a
+level sets the skill, the caller's limits set the resources. What a game needs here its registration declares
+(``checks``: ``quick_levels``, ``one_move_ahead_at_the_start``, ``past_the_opening``).
 
 - What GetGame advertises for a level (its ``Level``) never promises more time than the server's cap on a
   search, and a level never stops on a depth it does not advertise (in its limits, or its description: Reversi
@@ -7,9 +8,10 @@ the native path and on the Python path: a level sets the skill, the caller's lim
 - With the caller's ``max_time_ms`` the strongest level is not cut short by its own node budget or a depth of
   its own: it searches until the time is spent or the game is proved.
 - Seeded variety: every level above the lowest picks among the moves within its margin of the best by its
-  seed, so the start position gets several first moves over ten seeds (Kalah's start has one move far ahead
-  of the rest: see ``test_kalah_varies_among_its_near_best_moves``); the strongest levels only in the opening,
-  the game's first quarter (``variety.opening``), and past it they play their best move whatever the seed.
+  seed, so the start position gets several first moves over ten seeds (a start with one move far ahead of
+  the rest aside: Kalah's, see ``test_kalah_varies_among_its_near_best_moves``); the strongest levels only in
+  the opening, the game's first quarter (``variety.opening``), and past it they play their best move whatever
+  the seed.
 """
 
 from __future__ import annotations
@@ -20,17 +22,26 @@ import pytest
 
 from service.api.rpc.servicer import ServiceConfig
 from service.core import STOP_REASONS, Level, Limits, SearchResult
-from service.games import GAMES, LEVELS
+from service.games import BY_ID, GAMES, LEVELS
 from service.levels import GameLevels, variety
-from service.levels import dots_and_boxes as dots_levels
-from service.levels import kalah as kalah_levels
-from service.levels import petak_sawah as petak_levels
-from service.levels import reversi as reversi_levels
 from service.levels.budget import SPEND, Budget
 from tests.levels.conftest import on_path, small_limits, tree_search
 
-SEARCHING_GAMES = ("reversi", "kalah", "petak-sawah")
-STRONGEST = {"reversi": "expert", "kalah": "hard", "petak-sawah": "hard"}
+
+def quick_levels(game_id: str) -> str:
+    """``game_id``, after skipping unless its levels answer a midgame quickly (its ``checks.quick_levels``)."""
+    if not BY_ID[game_id].checks.quick_levels:
+        pytest.skip(
+            f"{game_id}'s levels take seconds on a midgame (its checks.quick_levels): the contract below runs them"
+        )
+    return game_id
+
+
+def varied_start(game_id: str) -> str:
+    """``game_id``, after skipping when its start has one move far ahead (``checks.one_move_ahead_at_the_start``)."""
+    if BY_ID[game_id].checks.one_move_ahead_at_the_start:
+        pytest.skip(f"{game_id}'s start has one move far ahead of the rest: the seed cannot vary its first move")
+    return game_id
 
 
 # Seeded variety is chosen in Python over the search's scored moves (``variety.py``), whichever path searched:
@@ -41,23 +52,27 @@ def variety_path(request: pytest.FixtureRequest) -> Iterator[bool]:
 
 
 def midgame(game_id: str, plies: int = 8) -> object:
-    """A position a few moves into a game (its first legal move each time: reproducible)."""
+    """A position a few moves into a game (its first legal move each time: reproducible), a seat still to move
+    (a short game stops a move before its end)."""
     position = GAMES[game_id].new_position({}, "contract")
     for _ in range(plies):
-        position = position.play(position.legal_moves()[0])
+        after = position.play(position.legal_moves()[0])
+        if after.to_move == 0:
+            break
+        position = after
     return position
 
 
-@pytest.mark.parametrize("game_id", SEARCHING_GAMES)
+@pytest.mark.parametrize("game_id", sorted(LEVELS))
 def test_no_level_promises_more_time_than_the_servers_cap(game_id: str) -> None:
     cap = ServiceConfig().max_think_ms
     for level in LEVELS[game_id].levels:
         assert level.limits.max_time_ms is None or level.limits.max_time_ms <= cap, level.name
 
 
-@pytest.mark.parametrize("game_id", SEARCHING_GAMES)
+@pytest.mark.parametrize("game_id", sorted(LEVELS))
 def test_a_level_stops_on_a_depth_only_when_it_advertises_one(game_id: str, path: bool) -> None:
-    position = midgame(game_id)
+    position = midgame(quick_levels(game_id))
     for level in LEVELS[game_id].levels:
         result = LEVELS[game_id].best_move(position, level.name, None, 0, 1)
         if result.stop_reason == "depth":  # a depth GetGame lists: in the level's limits or its description
@@ -65,12 +80,12 @@ def test_a_level_stops_on_a_depth_only_when_it_advertises_one(game_id: str, path
             assert listed, level.name
 
 
-@pytest.mark.parametrize("game_id", SEARCHING_GAMES)
+@pytest.mark.parametrize("game_id", sorted(LEVELS))
 def test_the_callers_time_is_used_until_spent(game_id: str, path: bool) -> None:
     """200 ms of the caller's: the strongest level searches until they are spent (or the game is proved); its
     own node budget or a depth of its own would end it with "nodes" or "depth"."""
     position = midgame(game_id)
-    level = STRONGEST[game_id]
+    level = LEVELS[game_id].strongest
     result = LEVELS[game_id].best_move(position, level, Limits(max_time_ms=200), 0, 1)
     assert result.stop_reason in ("time", "solved"), result
 
@@ -80,8 +95,9 @@ def first_moves(game_id: str, level: str) -> set[object]:
     return {LEVELS[game_id].best_move(position, level, None, seed, 1).move for seed in range(10)}
 
 
-@pytest.mark.parametrize("game_id", ["reversi", "petak-sawah"])
+@pytest.mark.parametrize("game_id", sorted(LEVELS))
 def test_every_level_above_the_lowest_varies_its_first_move_by_seed(game_id: str, variety_path: bool) -> None:
+    varied_start(quick_levels(game_id))
     for level in LEVELS[game_id].levels[1:]:
         assert len(first_moves(game_id, level.name)) >= 3, level.name
 
@@ -91,33 +107,19 @@ def test_the_opening_is_the_first_quarter_of_the_game() -> None:
     assert not variety.opening(15, 60) and not variety.opening(40, 60)
 
 
-# Positions just past the opening (a quarter of the game played, not yet in the solve mode) where the strongest
-# level's top four moves, scored on either path, hold two or more within its margin of the best.
-PAST_THE_OPENING = {
-    "reversi": "......../.B....B./.B.B.B../.BWWWWW./WBWBBW../.BWB..W./.B.B..../B..BBB.. 2 black=1",
-    "kalah": "0,6,9,0,3,9,7/0,1,1,2,4,0,6 1 seeds=4",
-    "petak-sawah": ".1.../....#/#2.#./1#.2./.#..1 2 opener=1",
-    "dots-and-boxes": (
-        "+.+-+-+.+.+/..........|/+.+-+.+-+.+/|.........|/+.+-+.+-+-+/|.|...|..../+.+.+.+.+-+/|...|....../"
-        "+.+-+.+.+-+/|........../+.+-+.+.+.+ 1"
-    ),
-}
-MARGINS = {
-    "reversi": reversi_levels.EXPERT_MARGIN,
-    "kalah": kalah_levels.MARGIN,
-    "petak-sawah": petak_levels.MARGIN,
-    "dots-and-boxes": dots_levels.VARIETY_MARGIN,
-}
-
-
-@pytest.mark.parametrize("game_id", sorted(PAST_THE_OPENING))
+@pytest.mark.parametrize("game_id", sorted(LEVELS))
 def test_the_strongest_level_plays_its_best_move_past_the_opening(game_id: str, variety_path: bool) -> None:
     """Past the opening every seed gets the same move, and only the moves asked for are scored, although the
-    position has near-best moves the opening's margin would pick among."""
-    position = GAMES[game_id].parse_position(PAST_THE_OPENING[game_id])
-    level = "expert" if game_id == "reversi" else "hard"
+    position has near-best moves the opening's margin would pick among: the game's ``checks.past_the_opening``, a
+    position just past the opening (a quarter of the game played, not yet in the solve mode) where the strongest
+    level's top four moves, scored on either path, hold two or more within its margin of the best."""
+    past = BY_ID[game_id].checks.past_the_opening
+    if past is None:
+        pytest.skip(f"{game_id} declares no position past the opening (its checks.past_the_opening)")
+    position = GAMES[game_id].parse_position(past.position)
+    level = LEVELS[game_id].strongest
     scored = LEVELS[game_id].best_move(position, level, None, 0, 4).alternatives
-    assert len([m for m in scored if m.value >= scored[0].value - MARGINS[game_id]]) >= 2
+    assert len([m for m in scored if m.value >= scored[0].value - past.margin]) >= 2
     answers = [LEVELS[game_id].best_move(position, level, None, seed, 1) for seed in range(6)]
     assert len({answer.move for answer in answers}) == 1
     assert all(len(answer.alternatives) == 1 for answer in answers)
@@ -130,9 +132,9 @@ def test_kalah_varies_among_its_near_best_moves(variety_path: bool) -> None:
     assert len(first_moves("kalah", "hard")) >= 2
 
 
-@pytest.mark.parametrize("game_id", SEARCHING_GAMES)
+@pytest.mark.parametrize("game_id", sorted(LEVELS))
 def test_the_same_seed_gives_the_same_answer(game_id: str, variety_path: bool) -> None:
-    position = midgame(game_id, 4)
+    position = midgame(quick_levels(game_id), 4)
     for level in LEVELS[game_id].levels:
         first = LEVELS[game_id].best_move(position, level.name, None, 5, 2)
         again = LEVELS[game_id].best_move(position, level.name, None, 5, 2)
@@ -256,7 +258,8 @@ def test_analysis_answers_the_best_move_whatever_the_seed(game_id: str, path: bo
             assert answer.value >= max(s.value for s in answer.alternatives), (level.name, answer)
         assert len({answer.value for answer in answers}) == 1, level.name  # equal moves may differ by seed
         played = {LEVELS[game_id].best_move(position, level.name, small, seed, 1).move for seed in range(8)}
-        assert len(played) > 1 or game_id == "kalah", level.name  # playing, the seed varies it (Kalah: see below)
+        one_ahead = BY_ID[game_id].checks.one_move_ahead_at_the_start  # Kalah: see its test above
+        assert len(played) > 1 or one_ahead, level.name  # playing, the seed varies it
 
 
 def test_the_server_cap_bounds_a_callers_time_without_losing_it() -> None:

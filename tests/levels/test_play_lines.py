@@ -13,30 +13,30 @@ from typing import Any
 import pytest
 
 from service.core import Limits
-from service.games import GAMES, LEVELS
+from service.games import BY_ID, GAMES, LEVELS
 from tests.search.test_pv import midgame, played
 
 SEEDS = range(8)
-# Each game's limits for the pick: a depth of three (a Monte Carlo level: playouts), Strands' fewer (its start has
-# thousands of moves: the Python path would take seconds).
-LIMITS = {"strands": Limits(max_depth=2, max_nodes=300)}
 
 
 def positions(game_id: str) -> Iterator[Any]:
+    """The start, and a midgame unless the game's midgames are past its opening, where its levels do not vary
+    (``checks.picks_past_the_start``: Strands)."""
     yield GAMES[game_id].new_position({}, "")
-    if game_id != "strands":  # Strands' midgames are not its opening: its levels do not vary there
+    if BY_ID[game_id].checks.picks_past_the_start:
         yield midgame(game_id, 0)
 
 
 @pytest.mark.parametrize("game_id", sorted(GAMES))
 def test_a_picked_move_answers_its_own_line(game_id: str, path: bool) -> None:
-    """Every level of the game, in play mode with several seeds (``LIMITS``): where the pick is not the analysis'
-    best move, the line is the picked move's own."""
+    """Every level of the game, in play mode with several seeds and the game's ``checks.play_limits`` (a depth of
+    three, or playouts for a Monte Carlo level; Strands' fewer: its start has thousands of moves, seconds in
+    Python): where the pick is not the analysis' best move, the line is the picked move's own."""
     levels = LEVELS[game_id]
     picked = 0
     for position in positions(game_id):
         for level in levels.levels:
-            limits = LIMITS.get(game_id, Limits(max_depth=3, max_nodes=3000))
+            limits = BY_ID[game_id].checks.play_limits
             best = levels.best_move(position, level.name, limits, 0, 1, purpose="analysis")
             for seed in SEEDS:
                 play = levels.best_move(position, level.name, limits, seed, 1, purpose="play")

@@ -12,7 +12,7 @@ import random
 import pytest
 
 from service.core import Limits, Position
-from service.games import GAMES, LEVELS
+from service.games import BY_ID, GAMES, LEVELS
 from service.levels.review import (
     BEST,
     BLUNDER,
@@ -29,9 +29,6 @@ from service.levels.review import (
     review,
 )
 
-# Plies before the end of a random game where the strongest level proves every move quickly on either path.
-TAIL = {"reversi": 8, "kalah": 5, "dots-and-boxes": 8, "petak-sawah": 6, "strands": 3}
-
 
 def searcher(game_id: str) -> Search:
     levels = LEVELS[game_id]
@@ -39,13 +36,14 @@ def searcher(game_id: str) -> Search:
 
 
 def near_the_end(game_id: str, seed: int) -> Position:
-    """``TAIL[game_id]`` plies before the end of the ``seed``-th random game."""
+    """The game's ``checks.review_tail`` plies before the end of the ``seed``-th random game (where the strongest
+    level proves every move quickly on either path)."""
     rng = random.Random(f"review/{game_id}/{seed}")
     positions = [GAMES[game_id].new_position({}, str(seed))]
     while positions[-1].to_move:
         moves = positions[-1].legal_moves()
         positions.append(positions[-1].play(moves[rng.randrange(len(moves))]))
-    return positions[max(len(positions) - 1 - TAIL[game_id], 0)]
+    return positions[max(len(positions) - 1 - BY_ID[game_id].checks.review_tail, 0)]
 
 
 def played_on(start: Position, first: list[object], search: Search) -> tuple[list[Position], list[object]]:

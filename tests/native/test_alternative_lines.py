@@ -1,6 +1,7 @@
 """Each alternative's own line (``ScoredMove.pv``) from the native core (``core.c``) against the Python search
-(``service/search/alphabeta.py``), over random games of every option of each game with a kernel (the twin tests'
-``start``), searched at a fixed depth with four root moves scored.
+(``service/search/alphabeta.py``), over random games of each game with a kernel, of the options its registration
+declares (``checks.lines_options``: a game each), searched at a fixed depth (``checks.lines_depth``) with four
+root moves scored.
 
 The two searches answer the same alternatives (move, value, proof) and keep each move's line the same way (the
 root pass's line below it, then the table's). Where a position has two moves equally good at the depth left,
@@ -14,40 +15,37 @@ Kalah's depth too, and the native Monte Carlo search's alternatives their most v
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
 
 from service.core import Limits, ScoredMove, SearchResult, Stop
-from service.games import GAMES
+from service.games import BY_ID, GAMES
 from service.native import engine as native
 from service.native import mcts as native_mcts
 from service.search import search
-from tests.native import test_dots_and_boxes, test_kalah, test_petak_sawah, test_reversi, test_strands
-from tests.native.twins import needs
+from tests.native import test_kalah, test_strands
+from tests.native.twins import native_games, needs
 from tests.search import test_lines as lines
 from tests.search.test_pv import played
 
-START: dict[str, Callable[[int], Any]] = {
-    "reversi": test_reversi.start,
-    "kalah": test_kalah.start,
-    "dots-and-boxes": test_dots_and_boxes.start,
-    "petak-sawah": test_petak_sawah.start,
-    "strands": test_strands.start,
-}
-# Each game's fixed depth (a few milliseconds a search on either path) and random games searched.
-DEPTH = {"reversi": 5, "kalah": 7, "dots-and-boxes": 4, "petak-sawah": 4, "strands": 2}
-GAMES_PLAYED = {"reversi": 6, "kalah": 6, "dots-and-boxes": 6, "petak-sawah": 6, "strands": 3}
 EVERY = 4  # one position of every four plies of each game is searched
 TOP_N = 4
 
 
-def positions(game_id: str, seed: int) -> Iterator[Any]:
-    """Every ``EVERY``-th position of a random game from the twin tests' ``start(seed)`` (the search's moves drawn
-    with ``random.Random(seed)``: Strands' legal moves may be too many to list) that the kernel holds."""
+def starts(game_id: str) -> Iterator[tuple[int, Any]]:
+    """(seed, start) of each random game: the ``seed``-th of the option sets the game's registration declares
+    (``checks.lines_options``), from 1."""
+    for seed, options in enumerate(BY_ID[game_id].checks.lines_options, start=1):
+        yield seed, GAMES[game_id].new_position(dict(options), f"twin-{seed}")
+
+
+def positions(start: Any, seed: int) -> Iterator[Any]:
+    """Every ``EVERY``-th position of a random game from ``start`` (the search's moves drawn with
+    ``random.Random(seed)``: Strands' legal moves may be too many to list) that the kernel holds."""
     rng = random.Random(seed)
-    position = START[game_id](seed)
+    position = start
     ply = 0
     while position.to_move:
         if ply % EVERY == 0 and native.holds(position):
@@ -101,7 +99,7 @@ def same_up_to_a_tie(position: Any, mine: ScoredMove, theirs: ScoredMove, depth:
 def compare(game_id: str, position: Any) -> tuple[int, int]:
     """Both paths' alternatives at the game's depth: the same answer, and lines as the module docstring says.
     Returns (alternatives compared, identical lines)."""
-    depth = DEPTH[game_id]
+    depth = BY_ID[game_id].checks.lines_depth
     limits = Limits(max_depth=depth)
     python = search(position, limits, top_n=TOP_N)
     mine = native.search(position, limits, top_n=TOP_N)
@@ -122,18 +120,18 @@ def compare(game_id: str, position: Any) -> tuple[int, int]:
     return len(mine.alternatives), identical
 
 
-@pytest.mark.parametrize("game_id", [pytest.param(g, marks=needs(g)) for g in sorted(GAMES)])
+@pytest.mark.parametrize("game_id", native_games(sorted(GAMES)))
 def test_native_and_python_keep_the_same_alternative_lines(game_id: str) -> None:
     compared = identical = 0
-    for seed in range(1, 1 + GAMES_PLAYED[game_id]):  # (Dots and Boxes' seed 0 is a 10x10 board: slow in Python)
-        for position in positions(game_id, seed):
+    for seed, start in starts(game_id):
+        for position in positions(start, seed):
             n, same = compare(game_id, position)
             compared += n
             identical += same
     assert compared >= 20 and identical > 0
 
 
-@pytest.mark.parametrize("game_id", [pytest.param(g, marks=needs(g)) for g in sorted(GAMES)])
+@pytest.mark.parametrize("game_id", native_games(sorted(GAMES)))
 def test_every_native_alternative_carries_its_own_line(game_id: str) -> None:
     """``tests/search/test_lines.py``'s positions and checks, on the native core at depth 4."""
     for position in lines.positions(game_id):

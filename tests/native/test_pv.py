@@ -13,41 +13,44 @@ import time
 import pytest
 
 from service.core import Limits
-from service.games import GAMES
+from service.games import BY_ID, GAMES
 from service.native import engine as native
-from tests.native.twins import needs
+from tests.native.twins import native_games, needs
 from tests.search.test_pv import check_line, endgame, midgame, midgames, played
 
-pytestmark = [needs(game_id) for game_id in sorted(GAMES)]
-# The native fixed-depth test's depth per game (some milliseconds each).
-DEPTH = {"reversi": 7, "kalah": 9, "dots-and-boxes": 5, "petak-sawah": 6, "strands": 3}
+
+def depth(game_id: str) -> int:
+    """The native fixed-depth tests' depth for the game (some milliseconds a search): its ``checks.native_pv_depth``,
+    else the Python search's."""
+    checks = BY_ID[game_id].checks
+    return checks.pv_depth if checks.native_pv_depth is None else checks.native_pv_depth
 
 
-@pytest.mark.parametrize("game_id", sorted(GAMES))
+@pytest.mark.parametrize("game_id", native_games(sorted(GAMES)))
 def test_the_line_goes_as_deep_as_the_search(game_id: str) -> None:
     for position in midgames(game_id):
-        result = native.search(position, Limits(max_depth=DEPTH[game_id]))
+        result = native.search(position, Limits(max_depth=depth(game_id)))
         assert result is not None
         check_line(position, result)
 
 
-@pytest.mark.parametrize("game_id", ["reversi", "kalah", "dots-and-boxes"])
+@pytest.mark.parametrize("game_id", native_games(["reversi", "kalah", "dots-and-boxes"]))
 def test_a_multi_pv_search_keeps_the_best_moves_line(game_id: str) -> None:
     position = midgame(game_id, 3)
-    result = native.search(position, Limits(max_depth=DEPTH[game_id]), top_n=3)
+    result = native.search(position, Limits(max_depth=depth(game_id)), top_n=3)
     assert result is not None and result.alternatives[0].move == result.move
     check_line(position, result)
 
 
-@pytest.mark.parametrize("game_id", ["reversi", "kalah"])
+@pytest.mark.parametrize("game_id", native_games(["reversi", "kalah"]))
 def test_the_line_needs_no_table(game_id: str) -> None:
     for position in midgames(game_id):
-        result = native.search(position, Limits(max_depth=DEPTH[game_id]), tt_entries=0)
+        result = native.search(position, Limits(max_depth=depth(game_id)), tt_entries=0)
         assert result is not None
         check_line(position, result)
 
 
-@pytest.mark.parametrize(("game_id", "nodes"), [("reversi", 200_000), ("kalah", 200_000)])
+@pytest.mark.parametrize(("game_id", "nodes"), [pytest.param(g, 200_000, marks=needs(g)) for g in ("reversi", "kalah")])
 def test_a_deep_search_under_a_node_budget_keeps_its_whole_line(game_id: str, nodes: int) -> None:
     """Many iterations, aspiration windows failing and the table's entries met again: the line is as deep as the
     last iteration (measured on these positions; the issue's was one move long at depth 11)."""
@@ -57,6 +60,7 @@ def test_a_deep_search_under_a_node_budget_keeps_its_whole_line(game_id: str, no
         check_line(position, result)
 
 
+@needs("reversi")
 def test_a_timed_reversi_midgame_search_shows_a_line() -> None:
     """The issue's case, shorter: a Reversi midgame searched on the clock. Lines may fall short of a deep
     iteration's depth where exact table entries made of two bounds lost what was below them (measured at 1 s,
@@ -72,7 +76,7 @@ def test_a_timed_reversi_midgame_search_shows_a_line() -> None:
     assert len(result.pv) >= min(result.depth, 4)
 
 
-@pytest.mark.parametrize("game_id", ["reversi", "kalah", "petak-sawah"])
+@pytest.mark.parametrize("game_id", native_games(["reversi", "kalah", "petak-sawah"]))
 def test_a_proved_line_plays_to_the_end_for_the_proved_value(game_id: str) -> None:
     """Through the kernel's exact endgame too (Reversi's last empty squares: the table keeps none of them)."""
     for seed in range(3):
@@ -82,6 +86,7 @@ def test_a_proved_line_plays_to_the_end_for_the_proved_value(game_id: str) -> No
         check_line(position, result, to_the_end=True)
 
 
+@needs("dots-and-boxes")
 def test_a_dots_and_boxes_proof_shows_a_legal_line() -> None:
     """Its kernel's endgame and bounds prove positions the search never plays into (no line below them): the line
     stops there, legal and the answer's."""

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import math
 import random
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 import pytest
@@ -22,6 +22,12 @@ def needs(game_id: str) -> pytest.MarkDecorator:
         reason=f"the native search engine is not built (`make install` builds {native.LIBRARY}.so with a C "
         f"compiler), GAMERULES_NO_NATIVE is set, or it has no kernel for {game_id}",
     )
+
+
+def native_games(game_ids: Iterable[str]) -> list[Any]:
+    """``game_ids`` as test parameters, each skipped (naming the game) unless its kernel is built: a game without a
+    kernel skips only its own cases."""
+    return [pytest.param(game_id, marks=needs(game_id), id=game_id) for game_id in game_ids]
 
 
 def random_game(start: Any, rng: random.Random) -> Iterator[Any]:

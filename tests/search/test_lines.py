@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 from service.core import Limits, SearchResult, Stop
-from service.games import GAMES
+from service.games import BY_ID, GAMES
 from service.search import mcts, search
 from tests.search.test_pv import endgame, midgame, played
 
@@ -29,11 +29,12 @@ pytestmark = pytest.mark.usefixtures("python_search")  # the engines' Python twi
 
 
 def positions(game_id: str) -> Iterator[Any]:
-    """Midgames of random play, and Strands' positions eight and ten plies before the end (its midgames take the
-    Python search seconds at this depth)."""
-    if game_id == "strands":
-        yield endgame(game_id, 0, 8)
-        yield endgame(game_id, 1, 10)
+    """Midgames of random play, or positions the game's ``checks.lines_from_the_end`` plies before the end of random
+    games (Strands: its midgames take the Python search seconds at this depth)."""
+    from_the_end = BY_ID[game_id].checks.lines_from_the_end
+    if from_the_end:
+        for seed, left in enumerate(from_the_end):
+            yield endgame(game_id, seed, left)
         return
     for seed in SEEDS:
         yield midgame(game_id, seed)

@@ -15,22 +15,20 @@ from typing import Any
 import pytest
 
 from service.core import Limits, SearchResult
-from service.games import GAMES
+from service.games import BY_ID, GAMES
 from service.search import search
 
-# Random plies played from the start to make a midgame position (a range, drawn by the seed), and the depth of
-# the Python search's fixed-depth test (a fraction of a second each).
-PLIES = {"reversi": (14, 40), "kalah": (4, 20), "dots-and-boxes": (4, 30), "petak-sawah": (2, 16), "strands": (2, 10)}
-DEPTH = {"reversi": 4, "kalah": 6, "dots-and-boxes": 3, "petak-sawah": 4, "strands": 2}
-SEEDS = {"strands": (0,)}  # its positions take longest; the others three each
+# Each game's registration gives the random plies that make a midgame (``checks.midgame_plies``), the midgames
+# searched (``checks.pv_seeds``) and the Python search's fixed depth (``checks.pv_depth``).
 _LISTED = 5_000  # more legal moves than this (Strands' covers) are checked by apply() instead of listed
 
 
 def midgame(game_id: str, seed: int) -> Any:
-    """A position of random play from the start (the default options), the seat to move still playing."""
+    """A position of random play from the start (the default options), the seat to move still playing: the
+    game's ``checks.midgame_plies`` (a range the seed draws from) into it."""
     rng = random.Random(seed)
     position = GAMES[game_id].new_position({}, "x")
-    for _ in range(rng.randrange(*PLIES[game_id])):
+    for _ in range(rng.randrange(*BY_ID[game_id].checks.midgame_plies)):
         if position.to_move == 0:
             break
         position = position.play(rng.choice(position.legal_moves()))
@@ -49,7 +47,7 @@ def endgame(game_id: str, seed: int, left: int) -> Any:
 
 
 def midgames(game_id: str) -> Iterator[Any]:
-    for seed in SEEDS.get(game_id, (0, 1, 2)):
+    for seed in BY_ID[game_id].checks.pv_seeds:
         yield midgame(game_id, seed)
 
 
@@ -90,20 +88,25 @@ def check_line(position: Any, result: SearchResult, to_the_end: bool = False) ->
     return end
 
 
+def depth(game_id: str) -> int:
+    """The Python search's fixed depth for the game (a fraction of a second a search)."""
+    return BY_ID[game_id].checks.pv_depth
+
+
 pytestmark = pytest.mark.usefixtures("python_search")  # the engines' Python twins (conftest.py)
 
 
 @pytest.mark.parametrize("game_id", sorted(GAMES))
 def test_the_line_goes_as_deep_as_the_search(game_id: str) -> None:
     for position in midgames(game_id):
-        result = search(position, Limits(max_depth=DEPTH[game_id]))
+        result = search(position, Limits(max_depth=depth(game_id)))
         check_line(position, result)
 
 
 @pytest.mark.parametrize("game_id", ["reversi", "kalah"])
 def test_a_multi_pv_search_keeps_the_best_moves_line(game_id: str) -> None:
     position = midgame(game_id, 3)
-    result = search(position, Limits(max_depth=DEPTH[game_id]), top_n=3)
+    result = search(position, Limits(max_depth=depth(game_id)), top_n=3)
     assert result.alternatives[0].move == result.move
     check_line(position, result)
 
@@ -114,7 +117,7 @@ def test_the_line_needs_no_table(game_id: str, tt_size: int) -> None:
     """No table, or one full after a few nodes: the line is the search's own all the same (it was one move
     without a table, and stopped where a full table had not kept a position)."""
     for position in midgames(game_id):
-        result = search(position, Limits(max_depth=DEPTH[game_id] + 1), tt_size=tt_size)
+        result = search(position, Limits(max_depth=depth(game_id) + 1), tt_size=tt_size)
         check_line(position, result)
 
 
