@@ -49,8 +49,9 @@ BEGAN = build/.began-$(subst /,_,$@)
 STEP = @mkdir -p build && echo "make: $(1) ..." && date +%s > $(BEGAN)
 STEPPED = @echo "make: $(1): $$(( $$(date +%s) - $$(cat $(BEGAN)) )) s" && rm -f $(BEGAN)
 
-.PHONY: install browser proto run test lint format typecheck bench lock check-pythons clean examples release-contract tools stubs \
-	client-examples node-example go-example train-reversi train-strands fit-probcut fit-winchance fit-ladder
+.PHONY: install browser proto run test test-examples lint format typecheck bench lock check-pythons clean examples \
+	release-contract tools stubs client-examples node-example go-example train-reversi train-strands fit-probcut \
+	fit-winchance fit-ladder
 
 install: $(INSTALLED) $(GENERATED) $(ENGINE) $(WHEELS) browser
 
@@ -117,12 +118,20 @@ run: install
 # The tests run on TEST_WORKERS processes (pytest-xdist): one a CPU by default ("logical": the CPUs this
 # process may use), TEST_WORKERS=0 runs them all in pytest's own process, any number that many. Each test
 # goes to whichever worker is free (xdist's default distribution): grouping them by file would run the REST
-# fuzz test's cases, which share one test id, as one.
+# fuzz test's cases, which share one test id, as one. The examples in other languages need toolchains that
+# make test does not install: their tests skip there, and `make test-examples` (CI runs it too) runs them.
 TEST_WORKERS ?= logical
-test: install lint client-examples
+test: install lint
 	$(call STEP,the tests (pytest prints its own time; pytest -m slow runs the long ones))
 	$(PY) -m pytest -q -p no:cacheprovider -n $(TEST_WORKERS)
 	$(call STEPPED,the tests)
+
+# The Node and Go examples built (their Debian packages installed as root) and their tests run, where an
+# example not built fails instead of skipping.
+test-examples: install client-examples
+	$(call STEP,the tests of the examples in other languages)
+	GAMERULES_REQUIRE_EXAMPLES=1 $(PY) -m pytest -q -p no:cacheprovider -n 0 tests/clients/test_other_languages.py
+	$(call STEPPED,the tests of the examples in other languages)
 
 lint: install
 	$(call STEP,lint (ruff and mypy and buf))
@@ -191,7 +200,8 @@ $(GO_EXAMPLE): $(STUBS) $(wildcard clients/examples/go/*.go)
 	$(call STEPPED,the Go example)
 
 # The client examples in other languages, built where their tools are (tests/clients/test_other_languages.py
-# runs them against a real server). Why they were not built goes to build/examples.skip: the tests skip with it.
+# runs them against a real server). Why they were not built goes to build/examples.skip: their tests say it when
+# they skip (make test) or fail (make test-examples).
 client-examples: install
 	@mkdir -p build && rm -f build/examples.skip; \
 	missing=$$(for tool in node npm; do command -v $$tool >/dev/null || printf '%s ' $$tool; done); \

@@ -1,16 +1,22 @@
 """The Node (TypeScript) and Go examples in clients/examples/ play against real servers, and every answer they
 print is checked against the same call made here through the Python stubs.
 
-``make client-examples`` (a prerequisite of ``make test``) generates their stubs with buf.gen.yaml and builds them;
-where it cannot (no Node, Debian's packages not installable), it writes why to build/examples.skip and these
-tests skip with that reason. Each example plays every game over gRPC and over REST (new game, legal moves,
-the first move applied, the score, a best move at a fixed depth and seed), then handles an illegal move on
-each transport, printing ``GAME TRANSPORT STEP: ...`` per step.
+``make test-examples`` (CI runs it after ``make test``) installs their toolchains, generates their stubs with
+buf.gen.yaml, builds them (``make client-examples``) and runs these tests with ``GAMERULES_REQUIRE_EXAMPLES=1``:
+an example not built (why goes to build/examples.skip: no Node, Debian's packages not installable) fails there.
+Without it (``make test``, which installs no toolchain) these tests skip, saying that ``make test-examples`` runs
+them and, where the examples are not built, why: examples built earlier may be older than the service they would
+be checked against (their stubs and REST types are made from it), and only make rebuilds them.
+
+Each example plays every game over gRPC and over REST (new game, legal moves, the first move applied, the score,
+a best move at a fixed depth and seed), then handles an illegal move on each transport, printing
+``GAME TRANSPORT STEP: ...`` per step.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import re
 import shutil
 import subprocess
@@ -32,12 +38,23 @@ LINE = re.compile(r"^(\S+) (grpc|rest) ([a-z-]+): (.*)$")
 SHOWN = 6  # legal moves the examples print
 
 
-def _not_built_reason(artifact: Path) -> str | None:
-    if artifact.exists():
-        return None
-    if SKIPPED.exists():
-        return SKIPPED.read_text().strip()
-    return f"{artifact.relative_to(ROOT)} is not built: run `make client-examples`"
+# Set by `make test-examples`, once it has built the examples: they run, and one not built fails its test.
+REQUIRED = os.environ.get("GAMERULES_REQUIRE_EXAMPLES") == "1"
+
+
+def _need(artifact: Path, tool: str | None = None) -> None:
+    """Go on under GAMERULES_REQUIRE_EXAMPLES=1 if ``artifact`` is built (and ``tool`` installed), else fail
+    saying why; without it, skip saying how to run the test (and why the example is not built, if it is not)."""
+    why = None
+    if tool is not None and shutil.which(tool) is None:
+        why = f"{tool} is not installed (the Node example needs Node 20)"
+    elif not artifact.exists():
+        why = SKIPPED.read_text().strip() if SKIPPED.exists() else f"{artifact.relative_to(ROOT)} is not built"
+    if REQUIRED and why:
+        pytest.fail(f"GAMERULES_REQUIRE_EXAMPLES=1, and {why}", pytrace=False)
+    if not REQUIRED:
+        how = "the Go and Node examples run in `make test-examples` (it installs their toolchains and builds them)"
+        pytest.skip(f"{how}: {why}" if why else how)
 
 
 def _run(command: list[str]) -> dict[tuple[str, str, str], str]:
@@ -86,11 +103,8 @@ def _check(steps: dict[tuple[str, str, str], str], grpc_address: str) -> None:
     assert rest_error.startswith("400 ILLEGAL_MOVE [move] move: "), rest_error
 
 
-@pytest.mark.skipif(shutil.which("node") is None, reason="node is not installed: the Node example needs Node 20")
 def test_the_node_example_plays_every_game_over_grpc_and_rest(grpc_address, gateway_url):
-    reason = _not_built_reason(NODE / "dist" / "main.js")
-    if reason:
-        pytest.skip(reason)
+    _need(NODE / "dist" / "main.js", tool="node")
     steps = _run(["node", str(NODE / "dist" / "main.js"), "--grpc", grpc_address, "--http", gateway_url])
     assert steps["all", "rest", "games"] == steps["all", "grpc", "games"]
     _check(steps, grpc_address)
@@ -113,9 +127,7 @@ def _check_review(steps: dict[tuple[str, str, str], str], grpc_address: str) -> 
 
 def test_the_node_rest_types_come_from_the_document_the_gateway_serves(gateway_url):
     generated = NODE / "src" / "gen" / "openapi.json"
-    reason = _not_built_reason(generated)
-    if reason:
-        pytest.skip(reason)
+    _need(generated)
     with urllib.request.urlopen(gateway_url + "/openapi.json", timeout=10) as answer:
         served = json.load(answer)
     assert json.loads(generated.read_text()) == served
@@ -123,17 +135,13 @@ def test_the_node_rest_types_come_from_the_document_the_gateway_serves(gateway_u
 
 
 def test_the_go_example_plays_every_game_over_grpc_and_rest(grpc_address, gateway_url):
-    reason = _not_built_reason(GO_BINARY)
-    if reason:
-        pytest.skip(reason)
+    _need(GO_BINARY)
     _check(_run([str(GO_BINARY), "-grpc", grpc_address, "-http", gateway_url]), grpc_address)
 
 
 def test_the_stubs_of_every_language_carry_the_packages_the_protos_name():
     """buf.gen.yaml's output: each language's package from the protos' file options."""
-    reason = _not_built_reason(ROOT / "gen")
-    if reason:
-        pytest.skip(reason)
+    _need(ROOT / "gen")
     go = (ROOT / "gen" / "go" / "gamerules" / "v1" / "gamerules_grpc.pb.go").read_text()
     assert "package gamerulesv1" in go and "func NewGameRulesClient(" in go
     java = (ROOT / "gen" / "java" / "com" / "gamerules" / "v1" / "GameRulesGrpc.java").read_text()
