@@ -49,11 +49,27 @@ BEGAN = build/.began-$(subst /,_,$@)
 STEP = @mkdir -p build && echo "make: $(1) ..." && date +%s > $(BEGAN)
 STEPPED = @echo "make: $(1): $$(( $$(date +%s) - $$(cat $(BEGAN)) )) s" && rm -f $(BEGAN)
 
-.PHONY: install browser proto run test test-examples lint format typecheck bench lock check-pythons clean examples \
-	release-contract tools stubs client-examples node-example go-example train-reversi train-strands fit-probcut \
-	fit-winchance fit-ladder
+.PHONY: install outside browser proto run test test-examples lint format typecheck bench lock check-pythons clean \
+	examples release-contract tools stubs client-examples node-example go-example train-reversi train-strands \
+	fit-probcut fit-winchance fit-ladder
 
-install: $(INSTALLED) $(GENERATED) $(ENGINE) $(WHEELS) browser
+install: outside $(INSTALLED) $(GENERATED) $(ENGINE) $(WHEELS) browser
+
+# Said before anything is installed: what this make installs outside the folder. That is only Debian packages,
+# with apt-get and only as root (as CI runs): chromium for the browser tests, and the examples' STUB_PACKAGES
+# when a goal builds the examples. The venv, the wheels, the generated code, the engine, the examples' Node
+# packages and Go build all go inside it (pip and npm keep their own download caches).
+EXAMPLE_GOALS := test-examples client-examples node-example go-example stubs tools
+outside:
+	@need=$$( { command -v chromium && command -v chromedriver; } >/dev/null || echo chromium chromium-driver; \
+		$(if $(filter $(EXAMPLE_GOALS),$(MAKECMDGOALS)),for package in $(STUB_PACKAGES); do \
+		dpkg -s $$package >/dev/null 2>&1 || echo $$package; done) ); need=$$(echo $$need); \
+	if [ -z "$$need" ]; then \
+		echo "make: outside this folder it installs nothing (the Debian packages it uses are there)"; \
+	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+		echo "make: outside this folder it installs, as root with apt-get, the Debian packages $$need"; \
+	else echo "make: outside this folder it installs nothing (not root with apt-get; missing here: $$need)"; fi; \
+	echo "make: all else goes inside it (.venv, build/, service/gen/; pip and npm keep their download caches)"
 
 # The playground's browser tests drive Debian's chromium through chromium-driver. Installed where the session
 # may (root with apt-get, as CI runs); elsewhere those tests skip and say why.
