@@ -234,9 +234,9 @@ def opening(game_id: str, plies: int = 6) -> list[str]:
 @pytest.mark.parametrize("game_id", GAME_IDS)
 def test_a_review_rates_each_seat_with_an_interval(stub, game_id):
     moves = opening(game_id)
-    message = pb.ReviewGameRequest(
-        game=game_id, moves=[pb.Move(notation=move) for move in moves], limits=pb.SearchLimits(max_depth=2)
-    )
+    # A Monte Carlo judge (Strands) ignores the depth: the node budget keeps its searches as small.
+    limits = pb.SearchLimits(max_depth=2, max_nodes=2_000)
+    message = pb.ReviewGameRequest(game=game_id, moves=[pb.Move(notation=move) for move in moves], limits=limits)
     answers = list(stub.ReviewGame(message, timeout=60))
     plies, summary = [answer.ply for answer in answers[1:-1]], answers[-1].summary
     calibrated = performance.performance(game_id) is not None
