@@ -16,18 +16,17 @@ naming the option (``size``, ``theme``, ``last_move``, ``arrows[2]``).
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from typing import Any
 
 from service import core
 from service.core.contract import Position
+from service.render.options import DEFAULT_SIZE, RenderOptions
 from service.render.svg import DEFAULT_THEME, THEMES, Theme
 from service.render.view import Step, View
 
 # The API states the same bounds (service/api/limits.py; a test holds them equal).
 MIN_SIZE = 64
 MAX_SIZE = 2048
-DEFAULT_SIZE = 480
 MAX_ARROWS = 32
 MAX_MOVE_CHARS = 64  # an arrow's move: longer than any move of any board
 MAX_LAST_MOVE_CHARS = 256
@@ -35,19 +34,6 @@ MAX_LAST_MOVE_CHARS = 256
 __all__ = ["DEFAULT_SIZE", "MAX_ARROWS", "MAX_SIZE", "MIN_SIZE", "THEMES", "Draw", "RenderOptions", "render"]
 
 Draw = Callable[[View], str]  # a game's board drawing: the View in, the SVG text out
-
-
-@dataclass(frozen=True, slots=True)
-class RenderOptions:
-    """How to draw a position (the RenderPosition request's options)."""
-
-    size: int = DEFAULT_SIZE  # the image's width in pixels
-    last_move: str = ""  # the move that led here, highlighted
-    show_legal_moves: bool = False
-    arrows: tuple[str, ...] = field(default_factory=tuple)  # a move or a line, played in turn from here
-    coordinates: bool = True
-    flip: bool = False  # as seat 2 sees the board across the table
-    theme: str = DEFAULT_THEME
 
 
 def _theme(name: str) -> Theme:

@@ -6,14 +6,12 @@ from __future__ import annotations
 import string
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from service import core
 from service.core.contract import Position
+from service.render.options import RenderOptions
 from service.render.svg import Theme
-
-if TYPE_CHECKING:
-    from service.render import RenderOptions
 
 LETTERS = string.ascii_lowercase
 
