@@ -104,11 +104,16 @@ _weights: list[ctypes.Array[ctypes.c_double] | None] = [
 ]  # the array the kernel reads, kept alive here while it may
 
 
+_given: list[tuple[float, ...] | None] = [None]  # the weights last given, handed on when the kernel is turned on
+
+
 def set_weights(weights: Sequence[float]) -> None:
     """Hand the kernel the learned evaluation's weights (a sequence of ``learned.SIZE`` floats) for the states
-    packed ``learned``; the kernel keeps a pointer to a copy held here. C never reads the weights file."""
+    packed ``learned``; the kernel keeps a pointer to a copy held here. C never reads the weights file. With the
+    kernels off (``GAMERULES_NO_NATIVE=1``) they are kept, and handed on by ``pack`` once the kernels are on."""
     setter = native.kernel(LIBRARY, "gr_strands_set_weights", (ctypes.c_void_p,), ctypes.c_int32)
     if setter is None:
+        _given[0] = tuple(weights)
         return
     table = (ctypes.c_double * len(weights))(*weights)
     size = setter(ctypes.cast(table, ctypes.c_void_p))
@@ -117,6 +122,7 @@ def set_weights(weights: Sequence[float]) -> None:
         setter(None if previous is None else ctypes.cast(previous, ctypes.c_void_p))
         raise ValueError(f"the Strands kernel takes {size} learned weights, not {len(weights)}")
     _weights[0] = table
+    _given[0] = tuple(weights)
 
 
 def weights() -> ctypes.Array[ctypes.c_double] | None:
@@ -130,6 +136,8 @@ def pack(position: StrandsState, learned: bool = False) -> bytes | None:
     packed = _packed(position.layout)
     if packed is None:
         return None
+    if learned and _weights[0] is None and _given[0] is not None:
+        set_weights(_given[0])  # given while the kernels were off
     if learned and _weights[0] is None:
         raise LookupError("the learned evaluation has no weights: set_weights(weights) first")
     return (

@@ -220,13 +220,19 @@ def test_the_search_is_alike_on_both_paths_with_the_learned_evaluation() -> None
 def test_a_learned_state_needs_weights() -> None:
     adapter.set_weights(shipped().values)
     position = start(1)
-    previous = adapter.weights()
+    previous, given = adapter.weights(), adapter._given[0]
     adapter._weights[0] = None
     try:
         with pytest.raises(LookupError, match="set_weights"):
+            adapter._given[0] = None  # never given
             adapter.pack(position, learned=True)
+        # Given while the kernels were off (GAMERULES_NO_NATIVE=1, then turned on): handed on when packing.
+        adapter._given[0] = given
+        assert adapter.pack(position, learned=True) is not None and adapter.weights() is not None
     finally:
-        adapter._weights[0] = previous
+        adapter._given[0] = given
+        adapter.set_weights(shipped().values)  # a table the kernel points at, held by the adapter
+    previous = adapter.weights()
     with pytest.raises(ValueError, match="takes 27 learned weights, not 3"):
         adapter.set_weights([1.0, 2.0, 3.0])
     assert adapter.weights() is previous
