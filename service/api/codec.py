@@ -1,8 +1,9 @@
 """Conversion between engines' plain values and protobuf, generic over the registry.
 
 Each game's structured position and move messages are the oneof fields named after the game id
-(``dots-and-boxes`` -> ``dots_and_boxes``) of ``Position`` and ``Move``; their field names are the keys of
-the engine's ``to_fields`` / ``move_to_fields`` dicts, so no game needs a codec of its own.
+(``dots-and-boxes`` -> ``dots_and_boxes``) of ``Position`` and ``Move``, or their ``fields`` (a JSON object)
+for a game without messages of its own; the field names are the keys of the engine's ``to_fields`` /
+``move_to_fields`` dicts, so no game needs a codec of its own.
 Protobuf is touched here, once per call, and nowhere in the engines.
 """
 
@@ -24,9 +25,15 @@ from service.api.required import check_required
 from service.core.contract import Game, option_value
 from service.levels.driver import GameLevels
 
+# The oneof field of a game the contract has no message of its own for: its engine's fields as a JSON object.
+GENERIC = "fields"
+
 
 def oneof_name(game: Game) -> str:
-    return game.id.replace("-", "_")
+    """The field of ``Position.game`` and ``Move.game`` holding ``game``'s structured form: the one named after
+    its id, or ``fields`` for a game registered from outside the service's tree (``GAMERULES_EXTRA_GAMES``)."""
+    own = game.id.replace("-", "_")
+    return own if own != GENERIC and own in pb.Position.DESCRIPTOR.fields_by_name else GENERIC
 
 
 def _fields_of(message: Message) -> dict[str, Any]:
@@ -42,7 +49,7 @@ def _checked_notation(text: str, field: str) -> str:
 # --- positions -------------------------------------------------------------------------------------
 
 
-def decode_position(game: Game, message: pb.Position, field: str = "position") -> core.Position:
+def decode_position(game: Game, message: pb.Position, field: str = "position") -> core.Position[Any]:
     """The engine position a request names, by notation, structured form, or both (which must agree)."""
     which = message.WhichOneof("game")
     own = oneof_name(game)
@@ -69,10 +76,12 @@ def decode_position(game: Game, message: pb.Position, field: str = "position") -
             f"notation and {own} describe different positions ({from_struct.to_notation()!r} vs notation)",
             "INVALID_POSITION",
         )
-    return from_text if from_text is not None else from_struct  # type: ignore[return-value]
+    found = from_text if from_text is not None else from_struct
+    assert found is not None  # one of the two was given (checked above)
+    return found
 
 
-def encode_position(game: Game, position: core.Position) -> pb.Position:
+def encode_position(game: Game, position: core.Position[Any]) -> pb.Position:
     # The message constructor takes the fields dict directly: ten times faster than json_format.ParseDict,
     # which matters when a page holds a thousand moves.
     return pb.Position(notation=position.to_notation(), **{oneof_name(game): position.to_fields()})
@@ -81,7 +90,7 @@ def encode_position(game: Game, position: core.Position) -> pb.Position:
 # --- moves -----------------------------------------------------------------------------------------
 
 
-def decode_move(game: Game, position: core.Position, message: pb.Move, field: str = "move") -> core.Move:
+def decode_move(game: Game, position: core.Position[Any], message: pb.Move, field: str = "move") -> core.Move:
     which = message.WhichOneof("game")
     own = oneof_name(game)
     if which is not None and which != own:
@@ -106,7 +115,7 @@ def decode_move(game: Game, position: core.Position, message: pb.Move, field: st
     return from_text if from_text is not None else from_struct
 
 
-def encode_move(game: Game, position: core.Position, move: core.Move) -> pb.Move:
+def encode_move(game: Game, position: core.Position[Any], move: core.Move) -> pb.Move:
     return pb.Move(notation=position.move_notation(move), **{oneof_name(game): position.move_to_fields(move)})
 
 
@@ -115,7 +124,7 @@ def encode_chance(chance: float) -> float:
     return round(chance, 4)
 
 
-def encode_line(game: Game, position: core.Position, moves: Sequence[core.Move]) -> list[pb.Move]:
+def encode_line(game: Game, position: core.Position[Any], moves: Sequence[core.Move]) -> list[pb.Move]:
     """A line of moves (a principal variation), each encoded in the position it is played from."""
     encoded = []
     for move in moves:
@@ -139,7 +148,7 @@ def encode_limits(limits: core.Limits) -> pb.SearchLimits:
     )
 
 
-def encode_game(game: Game, levels: GameLevels) -> pb.Game:
+def encode_game(game: Game, levels: GameLevels[Any, Any]) -> pb.Game:
     message = pb.Game(
         name=f"games/{game.id}",
         id=game.id,

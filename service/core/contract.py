@@ -174,6 +174,9 @@ class Game(ABC):
     options: ClassVar[tuple[OptionSpec, ...]]
     position_notation_help: ClassVar[str]  # how the position notation reads (GetGame's positionNotation)
     move_notation_help: ClassVar[str]
+    # Words of ``Outcome.reason`` the game adds to the shared vocabulary (``values.RESULT_REASONS``), each defined
+    # on its page: a game from outside the service's tree brings its own; the service's games share theirs.
+    result_reasons: ClassVar[tuple[str, ...]] = ()
 
     def new_position(self, options: Mapping[str, Any] | None = None, seed: str = "") -> Position[Any]:
         """The start position for ``options`` (names as declared; missing ones take their defaults) and

@@ -40,6 +40,9 @@ class Registration:
     example_review: Mapping[str, Any] = field(default_factory=lambda: {"limits": {"maxDepth": 2}})
     # What the generic tests ask of the game: its test data (``checks.py`` says which test reads what).
     checks: Checks = field(default_factory=Checks)
+    # The game's page when it is not ``docs/games/<game-id>.md``: a game kept outside the service's tree
+    # (``GAMERULES_EXTRA_GAMES``) keeps its page in its own package.
+    own_page: Path | None = None
 
     def __post_init__(self) -> None:
         if self.levels.game_id != self.game.id:
@@ -52,7 +55,7 @@ class Registration:
     @property
     def page(self) -> Path:
         """The game's page: its rules, notation, options and levels (``docs/games/<game-id>.md``)."""
-        return DOCS / "games" / f"{self.id}.md"
+        return self.own_page or DOCS / "games" / f"{self.id}.md"
 
     @property
     def native(self) -> engine.Adapter | None:

@@ -45,9 +45,9 @@ from typing import Any
 import numpy as np
 
 from service.core.values import SearchResult
+from service.games import BY_ID
 from service.learn.winchance import GAMES, LEVELS
 from service.levels import ladder, performance, winchance
-from service.levels.ladder import DATA
 from service.levels.review import PlyReview, ReviewSummary, chance_losses, collect, review
 
 COMMAND = "python -m service.learn.ladder"
@@ -360,7 +360,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--reviewed", type=int, default=None, help=f"games of each step the calibration reviews (default {REVIEWED})"
     )
-    parser.add_argument("--out-dir", type=Path, default=DATA)
+    parser.add_argument("--out-dir", type=Path, help="where the files go (default: each game's shipped file)")
     parser.add_argument("--pages", action="store_true", help="only write each game's page from its shipped file")
     parser.add_argument(
         "--calibrate", action="store_true", help="only review the calibration's games into each game's file"
@@ -368,27 +368,28 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.pages:
         for game_id in args.games:
-            write_page(json.loads((args.out_dir / f"{game_id}.json").read_text()))
+            write_page(json.loads(shipped(game_id, args.out_dir).read_text()))
         return 0
-    args.out_dir.mkdir(parents=True, exist_ok=True)
+    if args.out_dir is not None:
+        args.out_dir.mkdir(parents=True, exist_ok=True)
     with multiprocessing.get_context("spawn").Pool(args.workers) as pool:
         if args.calibrate:
             for game_id in args.games:
-                path = args.out_dir / f"{game_id}.json"
+                path = shipped(game_id, args.out_dir)
                 record = json.loads(path.read_text())
                 record["performance"] = calibration(
                     game_id, reviewed_count(game_id, args), record["sample"]["seed"], pool
                 )
                 record["sample"]["reviewed_games"] = (record["performance"] or {}).get("reviewed_games", 0)
                 path.write_text(json.dumps(record, indent=1) + "\n")
-                if args.out_dir == DATA:
+                if args.out_dir is None:
                     write_page(record)
             return 0
         for game_id in args.games:
             record = run(game_id, args, pool)
-            path = args.out_dir / f"{game_id}.json"
+            path = shipped(game_id, args.out_dir)
             path.write_text(json.dumps(record, indent=1) + "\n")
-            if args.out_dir == DATA:
+            if args.out_dir is None:
                 write_page(record)
             print(summary(record))
     return 0
@@ -406,7 +407,12 @@ def summary(record: dict[str, Any]) -> str:
 
 # --- the games' pages ---
 
-PAGES = Path(__file__).resolve().parents[2] / "docs" / "games"
+
+def shipped(game_id: str, out_dir: Path | None) -> Path:
+    """Where a game's ladder file goes: its shipped file (``ladder.path_of``), or ``out_dir``."""
+    return ladder.path_of(game_id) if out_dir is None else out_dir / f"{game_id}.json"
+
+
 HEADING = "## Rated ladder"
 
 
@@ -488,10 +494,10 @@ def page_section(record: dict[str, Any]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def write_page(record: dict[str, Any], pages: Path = PAGES) -> None:
-    """Put ``page_section`` in the game's page: in place of its "Rated ladder" section, else before its "Win
-    chance" section."""
-    path = pages / f"{record['game']}.md"
+def write_page(record: dict[str, Any]) -> None:
+    """Put ``page_section`` in the game's page (its registration's): in place of its "Rated ladder" section,
+    else before its "Win chance" section."""
+    path = BY_ID[record["game"]].page
     text = path.read_text()
     section = page_section(record)
     if HEADING + "\n" in text:

@@ -41,26 +41,13 @@ import numpy as np
 
 from service.core.contract import Game
 from service.core.values import Limits, SearchResult
-from service.engines import dots_and_boxes, kalah, petak_sawah, reversi, strands
-from service.levels import GameLevels
-from service.levels import dots_and_boxes as dots_and_boxes_levels
-from service.levels import kalah as kalah_levels
-from service.levels import petak_sawah as petak_sawah_levels
-from service.levels import reversi as reversi_levels
-from service.levels import strands as strands_levels
-from service.levels.winchance import DATA
+from service.games import REGISTRATIONS
+from service.levels import GameLevels, winchance
 
-# The games as service/games registers them (the layers keep offline training off the registry; a test holds
-# this to it): each engine's game and its levels.
-_PAIRS: tuple[tuple[Game, GameLevels[Any, Any]], ...] = (
-    (reversi.GAME, reversi_levels.LEVELS),
-    (kalah.GAME, kalah_levels.LEVELS),
-    (dots_and_boxes.GAME, dots_and_boxes_levels.LEVELS),
-    (petak_sawah.GAME, petak_sawah_levels.LEVELS),
-    (strands.GAME, strands_levels.LEVELS),
-)
-GAMES: dict[str, Game] = {game.id: game for game, _ in _PAIRS}
-LEVELS: dict[str, GameLevels[Any, Any]] = {game.id: levels for game, levels in _PAIRS}
+# The games the registry serves (a game from outside the tree too, ``GAMERULES_EXTRA_GAMES``): their engines and
+# levels.
+GAMES: dict[str, Game] = {registration.id: registration.game for registration in REGISTRATIONS}
+LEVELS: dict[str, GameLevels[Any, Any]] = {registration.id: registration.levels for registration in REGISTRATIONS}
 
 COMMAND = "python -m service.learn.winchance"
 HOLD_OUT = 4  # every fourth game (index % 4 == 3) is held out
@@ -364,7 +351,7 @@ def describe_limits(game_id: str, limits: Limits | None) -> str:
 
 
 def write(
-    game_id: str, sample: Sample, plan: Plan, args: argparse.Namespace, command: str, out: Path
+    game_id: str, sample: Sample, plan: Plan, args: argparse.Namespace, command: str, out: Path | None
 ) -> dict[str, Any]:
     model, report = fit(sample)
     games, *_ = sample.arrays()
@@ -400,8 +387,9 @@ def write(
         record["sample"]["label_scale"] = scale_check(
             game_id, check_positions(game_id, args.scale_check, args.seed), plan
         )
-    out.mkdir(parents=True, exist_ok=True)
-    (out / f"{game_id}.json").write_text(json.dumps(record, indent=1, ensure_ascii=False) + "\n")
+    path = winchance.path_of(game_id) if out is None else out / f"{game_id}.json"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(record, indent=1, ensure_ascii=False) + "\n")
     return record
 
 
@@ -433,7 +421,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--rounds", type=int, help="games of each ordered pairing of levels (the game's plan)")
     parser.add_argument("--levels", nargs="+", help="only these levels play (their names in every game given)")
     parser.add_argument("--scale-check", type=int, default=0, help="positions to compare a plan's labels on")
-    parser.add_argument("--out-dir", type=Path, default=DATA, help="where the files go (the shipped folder)")
+    parser.add_argument("--out-dir", type=Path, help="where the files go (default: each game's shipped file)")
     args = parser.parse_args(argv)
     shown = [a for i, a in enumerate(argv) if a != "--out-dir" and (i == 0 or argv[i - 1] != "--out-dir")]
     command = shlex.join([*COMMAND.split(), *shown])

@@ -38,7 +38,7 @@ from typing import cast
 
 from service.core.contract import MoveT, PositionT
 from service.core.values import Level, Limits, ScoredMove, SearchResult
-from service.levels import winchance
+from service.levels import data_files, winchance
 from service.levels.budget import Budget
 from service.levels.review import CHANCE_SCALE
 from service.levels.winchance import WinChance
@@ -191,7 +191,7 @@ def choose(
 
 
 def path_of(game_id: str) -> Path:
-    return DATA / f"{game_id}.json"
+    return data_files.own_file("ladder", game_id) or DATA / f"{game_id}.json"
 
 
 @cache

@@ -22,6 +22,8 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
+from service.levels import data_files
+
 DATA = Path(__file__).resolve().parent / "data" / "winchance"
 _Z_LIMIT = 40.0  # |z| beyond this is 0 or 1 in doubles anyway; keeps exp() finite
 
@@ -57,7 +59,7 @@ def logistic(z: float) -> float:
 
 
 def path_of(game_id: str) -> Path:
-    return DATA / f"{game_id}.json"
+    return data_files.own_file("winchance", game_id) or DATA / f"{game_id}.json"
 
 
 @cache

@@ -15,7 +15,7 @@ from openapi_spec_validator import validate
 from service.api.required import behaviors
 from service.api.rest.gateway import create_app
 from service.api.rest.openapi import SERVICE, _path_and_parameters, openapi_document
-from service.games import GAMES
+from service.games import BUILT_IN, BY_ID, GAMES
 from tests.api.conftest import http
 
 START = GAMES["reversi"].new_position().to_notation()
@@ -125,6 +125,49 @@ def test_real_answers_conform_to_the_document(document, gateway_url):
         )
 
 
+@pytest.mark.parametrize("game_id", sorted(GAMES))
+def test_every_games_answers_conform_to_the_document(document, gateway_url, game_id):
+    """Every registered game's answers conform, its structured forms among them (its own messages, or the
+    generic `fields` of a game registered from outside the tree), and a structured form an answer carries,
+    sent back without its notation, is read as the same position and move."""
+    options = dict(BY_ID[game_id].example_options)
+    base = f"/v1/games/{game_id}"
+    status, new, _ = http(gateway_url, f"{base}:newGame", {"options": options, "seed": "1"})
+    assert status == 200, new
+    structured = {key: value for key, value in new["position"].items() if key != "notation"}
+    assert len(structured) == 1, new["position"]  # exactly one structured form, the game's
+    status, legal, _ = http(gateway_url, f"{base}:legalMoves", {"position": structured, "pageSize": 3})
+    assert status == 200, legal
+    move = {key: value for key, value in legal["moves"][0].items() if key != "notation"}
+    status, applied, _ = http(gateway_url, f"{base}:applyMove", {"position": structured, "move": move})
+    assert status == 200, applied
+    status, by_notation, _ = http(
+        gateway_url,
+        f"{base}:applyMove",
+        {"position": {"notation": new["position"]["notation"]}, "move": {"notation": legal["moves"][0]["notation"]}},
+    )
+    assert status == 200 and by_notation == applied
+    after = applied["position"]
+    answers = [
+        ("/v1/games/{game}:newGame", new),
+        ("/v1/games/{game}:legalMoves", legal),
+        ("/v1/games/{game}:applyMove", applied),
+    ]
+    for template, body in [
+        ("/v1/games/{game}:score", {"position": after}),
+        ("/v1/games/{game}:bestMove", {"position": after, "limits": {"maxDepth": 2}, "topN": 2}),
+    ]:
+        status, answer, _ = http(gateway_url, base + template.removeprefix("/v1/games/{game}"), body)
+        assert status == 200, (template, answer)
+        answers.append((template, answer))
+    status, answer, _ = http(gateway_url, base)
+    assert status == 200
+    answers.append(("/v1/games/{name}", answer))
+    for template, answer in answers:
+        verb = "get" if template == "/v1/games/{name}" else "post"
+        _validator(document, _response_ref(document, template, verb, "200")).validate(answer)
+
+
 def test_required_follows_the_field_behavior(document):
     """REQUIRED fields (``google.api.field_behavior``) are ``required`` in request schemas; OUTPUT_ONLY ones are
     ``readOnly``; answers list every field the servicer always fills."""
@@ -154,7 +197,8 @@ def test_positions_and_moves_are_a_notation_or_a_structured_form(document):
     schemas = document["components"]["schemas"]
     for message, forms in [("Position", "Position"), ("Move", "Move")]:
         branches = [ref["$ref"].rsplit("/", 1)[1] for ref in schemas[f"gamerules.v1.{message}"]["oneOf"]]
-        games = [name.replace("-", "_") for name in GAMES]
+        # A branch per game with messages of its own (the built-in ones), the generic `fields`, then the notation.
+        games = [registration.id.replace("-", "_") for registration in BUILT_IN] + ["fields"]
         expected = [f"gamerules.v1.{message}.{_camel(game)}" for game in sorted(games)] + [
             f"gamerules.v1.{message}.notation"
         ]
@@ -164,7 +208,8 @@ def test_positions_and_moves_are_a_notation_or_a_structured_form(document):
     # Exactly one branch matches a request's notation alone, a structured form, and an answer's both.
     validator = _validator(document, "#/components/schemas/gamerules.v1.Position")
     structured = {"kalah": {"pits": [4] * 12, "stores": [0, 0], "seedsPerPit": 4, "pitsPerSide": 6}}
-    for position in [{"notation": START}, structured, {**structured, "notation": "x"}]:
+    generic = {"fields": {"cells": "x........", "toMove": 2}}
+    for position in [{"notation": START}, structured, {**structured, "notation": "x"}, generic]:
         validator.validate(position)
     for position in [{}, {"notation": START, "kalah": {}, "reversi": {}}, {"notation": START, "extra": 1}]:
         assert not validator.is_valid(position), position

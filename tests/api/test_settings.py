@@ -67,6 +67,9 @@ SERVER_VARIABLES = [
     ("GAMERULES_METRICS_TOKEN_FILE", "{empty}"),
     ("GAMERULES_METRICS_TLS_CERT", "{missing}"),
     ("PROMETHEUS_MULTIPROC_DIR", "{empty}"),  # a file, not a directory
+    ("GAMERULES_EXTRA_GAMES", "no.such.module"),
+    ("GAMERULES_EXTRA_GAMES", "service.api.settings"),  # a module, but no game's registration
+    ("GAMERULES_EXTRA_GAMES", "service.games.kalah"),  # a game already served
 ]
 GATEWAY_VARIABLES = [
     ("GAMERULES_GATEWAY_WORKERS", "0"),
@@ -101,6 +104,7 @@ GATEWAY_VARIABLES = [
     ("GAMERULES_LOG_FORMAT", "xml"),
     ("GAMERULES_GRACE_S", "NaN"),
     ("GAMERULES_METRICS_TOKEN_FILE", "{missing}"),
+    ("GAMERULES_EXTRA_GAMES", "no.such.module"),
 ]
 RUN_VARIABLES = [
     ("GAMERULES_GRPC_PORT", "70000"),
@@ -114,6 +118,7 @@ RUN_VARIABLES = [
     ("GAMERULES_API_KEYS_FILE", "{comments}"),
     ("GAMERULES_LOG_LEVEL", "LOUD"),
     ("GAMERULES_GRACE_S", "NaN"),
+    ("GAMERULES_EXTRA_GAMES", "no.such.module"),
 ]
 FLAGS = [
     ("server", ["--workers", "none"]),

@@ -55,8 +55,8 @@ def test_example_and_answer_options_are_options_new_game_takes(game: Registratio
 def test_the_drawing_draws_the_start_and_the_page_is_linked(game: Registration) -> None:
     assert render(game.draw, game.game.new_position({}, "7")).startswith("<svg")
     assert game.page.is_file()
-    link = f"games/{game.page.name}"
-    assert link in (ROOT / "docs" / "README.md").read_text() and link in (ROOT / "README.md").read_text()
+    if game.page.is_relative_to(ROOT / "docs"):  # a game from outside the tree keeps its page in its package
+        assert f"games/{game.page.name}" in (ROOT / "docs" / "README.md").read_text()
 
 
 @pytest.mark.parametrize("game", REGISTRATIONS, ids=IDS)

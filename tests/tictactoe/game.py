@@ -31,6 +31,8 @@ class TicTacToeGame(Game):
         "the first to have k marks in a row, across, down or diagonally, wins; a full board without one is a draw."
     )
     seat_names: ClassVar[tuple[str, str]] = ("X", "O")
+    # A win by k in a row: a way of ending no game of the service's shares (its page, "Result").
+    result_reasons: ClassVar[tuple[str, ...]] = ("line",)
     options: ClassVar[tuple[OptionSpec, ...]] = (
         OptionSpec("rows", "int", DEFAULT_SIDE, "Rows of the board.", MIN_SIDE, MAX_SIDE),
         OptionSpec("cols", "int", DEFAULT_SIDE, "Columns of the board.", MIN_SIDE, MAX_SIDE),

@@ -16,6 +16,7 @@ GAME = TicTacToeGame()
 # What the generic tests ask of the game (``service/games/checks.py`` says which test reads each). The defaults
 # suit it (a small, quick game whose midgames of 2 to 4 random plies never end), but for these:
 CHECKS = Checks(
+    move_off_the_board="d1",  # a fourth column of the 3x3 board
     # Hard proves every 3x3 position, so the position just past the opening is on 5x5, four in a row: 8 of the
     # 25 cells marked, 17 empty (hard proves from 12), and its top four moves within its margin of each other.
     past_the_opening=PastTheOpening("o..../...oo/..x../..xxx/...o. 1 k=4", HARD_MARGIN),

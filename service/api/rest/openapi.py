@@ -29,8 +29,9 @@ from __future__ import annotations
 import functools
 import gzip
 import json
+import os
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from flask import Response, request
 from google.api import annotations_pb2, field_behavior_pb2
@@ -60,6 +61,9 @@ from service.api.rest import examples
 from service.api.version import VERSION
 from service.core.values import EVENT_TYPES, OPTION_TYPES, PURPOSES, RENDER_THEMES, RESULT_REASONS, STOP_REASONS
 
+if TYPE_CHECKING:
+    from service.games import Registration
+
 SERVICE = pb.DESCRIPTOR.services_by_name["GameRules"]
 OPENAPI_VERSION = "3.1.0"
 # Made by the Makefile's protoc call with --include_source_info: the proto comments.
@@ -72,6 +76,36 @@ _ERROR_DETAILS = (
     error_details_pb2.PreconditionFailure.DESCRIPTOR,
 )
 
+_STRUCT = "google.protobuf.Struct"  # the generic structured form's type
+
+
+def _outside_games() -> tuple[Registration, ...]:
+    """The registrations of games from outside the service's tree (``GAMERULES_EXTRA_GAMES``, read by
+    ``service/games/__init__.py``); none, and no engine loaded, when the setting is not given."""
+    if not os.environ.get("GAMERULES_EXTRA_GAMES"):
+        return ()
+    from service.games import BUILT_IN, REGISTRATIONS  # late: the engines load only when asked for
+
+    return REGISTRATIONS[len(BUILT_IN) :]
+
+
+def game_ids() -> list[str]:
+    """The game ids, from the ``game`` oneof of ``Position`` (one field per game, named after its id, besides the
+    generic ``fields``): the gateway serves the document without loading any engine, unless games from outside
+    the service's tree are registered, whose ids only their registrations know."""
+    forms = pb.Position.DESCRIPTOR.oneofs_by_name["game"].fields
+    ids = [field.name.replace("_", "-") for field in forms if field.message_type.full_name != _STRUCT]
+    return sorted(ids + [registration.id for registration in _outside_games()])
+
+
+def result_reasons() -> list[str]:
+    """Score's ``reason`` words: the shared vocabulary, then those a game from outside the tree adds."""
+    reasons = list(RESULT_REASONS)
+    for registration in _outside_games():
+        reasons += [reason for reason in registration.game.result_reasons if reason not in reasons]
+    return reasons
+
+
 # Messages given as their notation or their structured form (see _Builder._alternatives).
 NOTATION_OR_STRUCTURED = frozenset({"gamerules.v1.Position", "gamerules.v1.Move"})
 _SEAT = {"minimum": 1, "maximum": 2}
@@ -81,7 +115,7 @@ _SEAT = {"minimum": 1, "maximum": 2}
 FIELD_SCHEMAS: dict[str, dict[str, Any]] = {
     "gamerules.v1.Event.type": {"enum": list(EVENT_TYPES)},
     "gamerules.v1.Event.seat": {"minimum": 0, "maximum": 2},
-    "gamerules.v1.ScoreResponse.reason": {"enum": ["", *RESULT_REASONS]},
+    "gamerules.v1.ScoreResponse.reason": {"enum": ["", *result_reasons()]},
     "gamerules.v1.ScoreResponse.winner": _SEAT,
     "gamerules.v1.BestMoveResponse.stop_reason": {"enum": list(STOP_REASONS)},
     "gamerules.v1.GameOption.type": {"enum": list(OPTION_TYPES)},
@@ -176,12 +210,6 @@ _WELL_KNOWN: dict[str, dict[str, Any]] = {
     "google.protobuf.StringValue": {"type": "string"},
     "google.protobuf.BytesValue": _SCALARS[_FD.TYPE_BYTES],
 }
-
-
-def game_ids() -> list[str]:
-    """The game ids, from the ``game`` oneof of ``Position`` (one field per game, named after its id): the
-    gateway serves the document without loading any engine."""
-    return sorted(field.name.replace("_", "-") for field in pb.Position.DESCRIPTOR.oneofs_by_name["game"].fields)
 
 
 def _ref(name: str) -> dict[str, str]:
@@ -336,7 +364,7 @@ class _Builder:
 
     def enum(self, enum: descriptor.EnumDescriptor) -> dict[str, str]:
         if enum.full_name == "google.protobuf.NullValue":
-            return {"type": "null"}  # type: ignore[dict-item]
+            return {"type": "null"}
         if enum.full_name not in self.schemas:
             self.schemas[enum.full_name] = self._described(
                 {"type": "string", "enum": [value.name for value in enum.values]}, enum.full_name

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import sys
+from collections.abc import Sequence
 from dataclasses import asdict
 from typing import Any
 
@@ -20,13 +21,17 @@ from service.api.rest.examples import PATH, SEED, STREAMED, Example
 from service.api.rest.gateway import create_app
 from service.api.rpc.server import ServerConfig, create_server
 from service.core.contract import Position
-from service.games import REGISTRATIONS
+from service.games import BUILT_IN, Registration
 
 
-def requests() -> list[tuple[str, str, str, dict[str, Any] | None]]:
-    """(method, game, summary, request body) for every example, built from the engines."""
-    calls: list[tuple[str, str, str, dict[str, Any] | None]] = [("ListGames", "", "Every game", None)]
-    for registration in REGISTRATIONS:
+def requests(
+    registrations: Sequence[Registration] = BUILT_IN, listing: bool = True
+) -> list[tuple[str, str, str, dict[str, Any] | None]]:
+    """(method, game, summary, request body) for every example of ``registrations`` (the service's own games:
+    the document's examples; a game registered from outside the tree keeps none), built from the engines, after
+    ListGames' when ``listing``."""
+    calls: list[tuple[str, str, str, dict[str, Any] | None]] = [("ListGames", "", "Every game", None)] * listing
+    for registration in registrations:
         game_id, game = registration.id, registration.game
         options = struct_pb2.Struct()
         options.update(registration.example_options)
@@ -87,13 +92,14 @@ def requests() -> list[tuple[str, str, str, dict[str, Any] | None]]:
     return calls
 
 
-def record() -> list[Example]:
-    """Every request sent through the gateway app to a gRPC server in this process; their answers."""
+def record(registrations: Sequence[Registration] = BUILT_IN, listing: bool = True) -> list[Example]:
+    """Every request of ``requests(registrations, listing)`` sent through the gateway app to a gRPC server in
+    this process; their answers."""
     running = create_server(ServerConfig(), address="127.0.0.1:0")
     try:
         client = create_app(backend=f"127.0.0.1:{running.port}", timeout_s=30).test_client()
         recorded = []
-        for method, game, summary, body in requests():
+        for method, game, summary, body in requests(registrations, listing):
             example = Example(method, game, summary, body, {})
             verb, path = example.http
             answer = client.open(path, method=verb, json=body)
