@@ -208,7 +208,7 @@ def test_positions_and_moves_are_a_notation_or_a_structured_form(document):
     # Exactly one branch matches a request's notation alone, a structured form, and an answer's both.
     validator = _validator(document, "#/components/schemas/gamerules.v1.Position")
     structured = {"kalah": {"pits": [4] * 12, "stores": [0, 0], "seedsPerPit": 4, "pitsPerSide": 6}}
-    generic = {"fields": {"cells": "x........", "toMove": 2}}
+    generic = {"fields": {"cells": "x........", "to_move": 2}}
     for position in [{"notation": START}, structured, {**structured, "notation": "x"}, generic]:
         validator.validate(position)
     for position in [{}, {"notation": START, "kalah": {}, "reversi": {}}, {"notation": START, "extra": 1}]:
