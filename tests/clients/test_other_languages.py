@@ -28,7 +28,8 @@ import pytest
 
 from gamerules.v1 import gamerules_pb2 as pb
 from gamerules.v1 import gamerules_pb2_grpc as pb_grpc
-from service.games import GAMES
+from service.games import EXTRA_GAMES, GAMES
+from tests.api.conftest import running_gateway
 
 ROOT = Path(__file__).resolve().parents[2]
 NODE = ROOT / "clients" / "examples" / "node"
@@ -125,10 +126,14 @@ def _check_review(steps: dict[tuple[str, str, str], str], grpc_address: str) -> 
         assert [float(number) for number in said.split()] == pytest.approx(accuracies), transport
 
 
-def test_the_node_rest_types_come_from_the_document_the_gateway_serves(gateway_url):
+def test_the_node_rest_types_come_from_the_document_the_gateway_serves(grpc_address):
+    """make makes them from the service's own games: a gateway without the suite's test game (tests/conftest.py)."""
     generated = NODE / "src" / "gen" / "openapi.json"
     _need(generated)
-    with urllib.request.urlopen(gateway_url + "/openapi.json", timeout=10) as answer:
+    with (
+        running_gateway(grpc_address, env={EXTRA_GAMES: ""}) as url,
+        urllib.request.urlopen(url + "/openapi.json", timeout=10) as answer,
+    ):
         served = json.load(answer)
     assert json.loads(generated.read_text()) == served
     assert "/v1/games/{game}:newGame" in (NODE / "src" / "gen" / "openapi.ts").read_text()
