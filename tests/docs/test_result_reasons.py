@@ -1,6 +1,6 @@
 """One result vocabulary everywhere: for finished games of every kind (each win reason and every draw), the
-engine's Outcome and the service's Score answer the same ``reason``, and docs/api.md lists it for that game (a
-game kept outside the tree: its own page names it)."""
+engine's Outcome and the service's Score answer the same ``reason``, the game's page names it, and docs/api.md
+defines it (a game kept outside the tree: its own page)."""
 
 from __future__ import annotations
 
@@ -33,12 +33,9 @@ FINISHED = [
 ]
 
 
-def documented_games(reason: str) -> str:
-    """The games column of the reason's row in the API guide's result table."""
-    for line in API_GUIDE.read_text(encoding="utf-8").splitlines():
-        if line.startswith(f"| `{reason}` |"):
-            return line.split("|")[2]
-    raise AssertionError(f"docs/api.md has no row for the result reason {reason!r}")
+def documented(reason: str) -> bool:
+    """Whether the API guide's result table has a row for ``reason``."""
+    return any(line.startswith(f"| `{reason}` |") for line in API_GUIDE.read_text(encoding="utf-8").splitlines())
 
 
 @pytest.mark.parametrize(("game", "notation", "winner", "reason"), FINISHED)
@@ -48,8 +45,9 @@ def test_engine_service_and_docs_say_the_same_reason(stub, game, notation, winne
     score = stub.Score(pb.ScoreRequest(game=game, position=pb.Position(notation=notation)), timeout=10)
     assert score.game_over and score.reason == reason and score.detail == outcome.detail
     assert score.winner == winner if winner else not score.HasField("winner")
+    # The game's page names the reasons its games end with; the API guide defines every word of the shared
+    # vocabulary, and a game kept outside the tree defines its own words on its page.
     page = BY_ID[game].page
-    if page.is_relative_to(API_GUIDE.parent):  # a game of the tree: the API guide's result table names it
-        assert GAMES[game].title.split(" (")[0] in documented_games(reason)
-    else:  # a game kept outside the tree documents its results on its own page
-        assert f"`{reason}`" in page.read_text(encoding="utf-8"), f"{page.name} does not name the reason {reason!r}"
+    assert f"`{reason}`" in page.read_text(encoding="utf-8"), f"{page.name} does not name the reason {reason!r}"
+    if page.is_relative_to(API_GUIDE.parent):
+        assert documented(reason), f"docs/api.md has no row for the result reason {reason!r}"
