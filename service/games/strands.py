@@ -31,7 +31,7 @@ CHECKS = Checks(
     ),
     lines_depth=2,
     review_tail=3,
-    play_limits=Limits(max_depth=2, max_nodes=300),  # its start has thousands of moves: seconds in Python
+    play_limits=Limits(max_depth=2, max_nodes=100),  # its start has thousands of moves: seconds in Python
     picks_past_the_start=False,  # its midgames are not its opening: its levels do not vary there
     quick_levels=False,  # a timed level and tree searches: seconds a level on a midgame
     handwritten=Handwritten(

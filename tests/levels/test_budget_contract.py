@@ -189,7 +189,12 @@ def _cases() -> Iterator[object]:
                 edges["time-above-the-levels"] = (Limits(max_time_ms=own + T), 10_000)
             for edge, (asked, cap) in edges.items():
                 time_ms = Budget(level.limits, asked, cap).limits.max_time_ms or 0
-                marks = [pytest.mark.slow] if time_ms > LONG_MS or (rung and level.name not in standing) else []
+                # A tree search on its own iterations (no time or nodes of the caller's): seconds a case on either
+                # path; the ``nodes`` edge checks the same stop with a few hundred, and ``python -m
+                # bench.level_cost`` measures what the level's own budget costs.
+                own_iterations = tree_search(level) and not (asked.max_nodes or asked.max_time_ms)
+                slow = time_ms > LONG_MS or (rung and level.name not in standing) or own_iterations
+                marks = [pytest.mark.slow] if slow else []
                 yield pytest.param(game_id, level.name, asked, cap, id=f"{game_id}-{level.name}-{edge}", marks=marks)
 
 
