@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from service.render.svg import Svg, legal_dot
-from service.render.view import LETTERS
+from service.render.svg import Svg, legal_dot, numbered_mark
+from service.render.view import LETTERS, View, cells_of
 
 CELL = 40.0  # user units per square
 FOOTER = 30.0  # the status line under the board
@@ -87,6 +87,24 @@ def legal_square(svg: Svg, grid: Grid, col: int, row: int, move: str, radius: fl
     svg.add("rect", x=x, y=y, width=grid.step, height=grid.step, fill="#000000", fill_opacity="0")
     legal_dot(svg, x + grid.step / 2, y + grid.step / 2, radius)
     svg.close("g")
+
+
+def square_marks(svg: Svg, grid: Grid, view: View, inset: float, stroke_width: float, dot: float) -> None:
+    """The marks of a game whose moves are single squares: the last move outlined (``outline``), the legal
+    moves dotted (``legal_square``, a dot of ``dot``) and the arrows' moves numbered in the colour of the seat
+    that plays each."""
+    last = view.options.last_move.strip().lower()
+    if last:
+        for col, row in cells_of(last, "last_move", lambda c, r: c < grid.cols and r < grid.rows):
+            outline(svg, grid, col, row, inset, stroke_width)
+    for move in view.legal:
+        col, row = cells_of(move, "move", lambda c, r: True)[0]
+        legal_square(svg, grid, col, row, move, dot)
+    theme = svg.theme
+    for step in view.steps:
+        col, row = cells_of(step.notation, "arrows", lambda c, r: True)[0]
+        x, y = grid.centre(col, row)
+        numbered_mark(svg, x, y, CELL * 0.3, step.number, theme.seat[step.seat - 1], theme.seat_text[step.seat - 1])
 
 
 def margin(coordinates_shown: bool) -> float:

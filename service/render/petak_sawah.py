@@ -3,9 +3,9 @@ the legal cells as dots, the last move outlined, arrows as numbered marks of the
 
 from __future__ import annotations
 
-from service.render.grid import CELL, FOOTER, coordinates, layout, legal_square, outline
-from service.render.svg import Svg, numbered_mark
-from service.render.view import View, cell, cell_name, cells_of
+from service.render.grid import CELL, FOOTER, coordinates, layout, square_marks
+from service.render.svg import Svg
+from service.render.view import View, cell, cell_name
 
 NAMES = ("Seat 1", "Seat 2")
 
@@ -53,19 +53,7 @@ def draw(view: View) -> str:
     if view.options.coordinates:
         coordinates(svg, grid)
 
-    last = view.options.last_move.strip().lower()
-    if last:
-        for col, row in cells_of(last, "last_move", lambda c, r: c < cols and r < rows):
-            outline(svg, grid, col, row, 2.0, 3.5)
-
-    for move in view.legal:
-        col, row = cells_of(move, "move", lambda c, r: True)[0]
-        legal_square(svg, grid, col, row, move, CELL * 0.12)
-
-    for step in view.steps:
-        col, row = cells_of(step.notation, "arrows", lambda c, r: True)[0]
-        x, y = grid.centre(col, row)
-        numbered_mark(svg, x, y, CELL * 0.3, step.number, theme.seat[step.seat - 1], theme.seat_text[step.seat - 1])
+    square_marks(svg, grid, view, 2.0, 3.5, CELL * 0.12)
 
     svg.caption(height - FOOTER / 2, view.status(NAMES), 14.0, class_="status")
     return svg.to_text()

@@ -5,9 +5,9 @@ structured fields and its outcome), so it knows nothing of the engine's bitboard
 
 from __future__ import annotations
 
-from service.render.grid import CELL, FOOTER, Grid, coordinates, layout, legal_square, outline
-from service.render.svg import Svg, numbered_mark
-from service.render.view import View, cells_of
+from service.render.grid import CELL, FOOTER, Grid, coordinates, layout, square_marks
+from service.render.svg import Svg
+from service.render.view import View
 
 NAMES = ("X", "O")
 _STEPS = ((0, 1), (1, 0), (1, 1), (1, -1))  # across, down, and both diagonals
@@ -104,19 +104,7 @@ def draw(view: View) -> str:
                 class_="winning-line",
             )
 
-    last = view.options.last_move.strip().lower()
-    if last:
-        for col, row in cells_of(last, "last_move", lambda c, r: c < cols and r < rows):
-            outline(svg, grid, col, row, 1.5, 3.0)
-
-    for move in view.legal:
-        col, row = cells_of(move, "move", lambda c, r: True)[0]
-        legal_square(svg, grid, col, row, move, CELL * 0.1)
-
-    for step in view.steps:
-        col, row = cells_of(step.notation, "arrows", lambda c, r: True)[0]
-        x, y = grid.centre(col, row)
-        numbered_mark(svg, x, y, CELL * 0.3, step.number, theme.seat[step.seat - 1], theme.seat_text[step.seat - 1])
+    square_marks(svg, grid, view, 1.5, 3.0, CELL * 0.1)
 
     svg.caption(height - FOOTER / 2, view.status(NAMES), 14.0, class_="status")
     return svg.to_text()
