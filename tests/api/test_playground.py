@@ -272,6 +272,8 @@ def test_undo_replays_one_turn_fewer_and_a_pasted_position_loads(browser, gatewa
     area.send_keys(pasted)
     browser.find_element("id", "load").click()
     wait(browser, lambda: snapshot(browser)["toMove"] == 2 and snapshot(browser)["moves"] == [], "the pasted position")
+    # The board is drawn after the state changes (its image is fetched): wait for it, then check it.
+    wait(browser, lambda: len(browser.find_elements("css selector", "#board circle.disc")) == 5, "the pasted board")
     discs = browser.find_elements("css selector", "#board circle.disc")
     assert len(discs) == 5 and browser.find_element("id", "notation").get_attribute("value") == pasted
 
