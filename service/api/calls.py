@@ -21,10 +21,12 @@ import socket
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Protocol, TypeVar
 
 import grpc
 from google.protobuf import descriptor
+from google.protobuf.message import Message
+from google.rpc import status_pb2
 from grpc_status import rpc_status
 
 from service.api.errors import invalid
@@ -38,6 +40,10 @@ WORKER_METADATA = "gamerules-worker"
 
 # Client-chosen strings that end up in logs are cut to this length.
 _MAX_TEXT = 64
+
+# A method's request and answer messages, passed through the interceptor untouched.
+_Request = TypeVar("_Request", bound=Message)
+_Response = TypeVar("_Response")
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,7 +82,7 @@ def final_code(context: grpc.ServicerContext, failed: bool) -> grpc.StatusCode:
     return grpc.StatusCode.UNKNOWN if failed else grpc.StatusCode.OK
 
 
-def game_of(request: Any) -> str:
+def game_of(request: Message | Undecodable) -> str:
     """The game a request is about (``game`` or, for GetGame, ``name``), without the ``games/`` prefix."""
     name = getattr(request, "game", None) or getattr(request, "name", None) or ""
     return name.removeprefix("games/")[:_MAX_TEXT] if isinstance(name, str) else ""
@@ -122,40 +128,40 @@ class ObservingInterceptor(grpc.ServerInterceptor):  # type: ignore[misc]  # grp
         return wrapped
 
     def _observe_stream(
-        self, full_method: str, behaviour: Callable[[Any, grpc.ServicerContext], Iterator[Any]]
-    ) -> Callable[..., Iterator[Any]]:
+        self, full_method: str, behaviour: Callable[[_Request, grpc.ServicerContext], Iterator[_Response]]
+    ) -> Callable[[_Request | Undecodable, grpc.ServicerContext], Iterator[_Response]]:
         """``_observe`` for a server-streaming method: the call ends when its stream does."""
         service, method = split_method(full_method)
         observers = self._observers
         worker = _worker()
 
-        def observed(request: Any, context: grpc.ServicerContext) -> Iterator[Any]:
+        def observed(request: _Request | Undecodable, context: grpc.ServicerContext) -> Iterator[_Response]:
             for observer in observers:
                 observer.started(service, method)
             began = time.perf_counter()
             failed = True
             try:
-                _begin(method, request, context, worker)
-                yield from behaviour(request, context)
+                yield from behaviour(_begin(method, request, context, worker), context)
                 failed = False
             finally:
                 _finished(observers, service, method, request, context, failed, began)
 
         return observed
 
-    def _observe(self, full_method: str, behaviour: Callable[[Any, grpc.ServicerContext], Any]) -> Callable[..., Any]:
+    def _observe(
+        self, full_method: str, behaviour: Callable[[_Request, grpc.ServicerContext], _Response]
+    ) -> Callable[[_Request | Undecodable, grpc.ServicerContext], _Response]:
         service, method = split_method(full_method)
         observers = self._observers
         worker = _worker()
 
-        def observed(request: Any, context: grpc.ServicerContext) -> Any:
+        def observed(request: _Request | Undecodable, context: grpc.ServicerContext) -> _Response:
             for observer in observers:
                 observer.started(service, method)
             began = time.perf_counter()
             failed = True
             try:
-                _begin(method, request, context, worker)
-                response = behaviour(request, context)
+                response = behaviour(_begin(method, request, context, worker), context)
                 failed = False
                 return response
             finally:
@@ -168,7 +174,7 @@ def _finished(
     observers: Sequence[CallObserver],
     service: str,
     method: str,
-    request: Any,
+    request: Message | Undecodable,
     context: grpc.ServicerContext,
     failed: bool,
     began: float,
@@ -186,12 +192,17 @@ def _worker() -> tuple[tuple[str, str], ...]:
     return ((WORKER_METADATA, f"{socket.gethostname()}/{os.getpid()}"), (RELEASE_METADATA, VERSION))
 
 
-def _begin(method: str, request: Any, context: grpc.ServicerContext, worker: tuple[tuple[str, str], ...]) -> None:
-    """Name the worker; refuse a request that did not decode (one log line, an INVALID_ARGUMENT Status)."""
+def _begin(
+    method: str, request: _Request | Undecodable, context: grpc.ServicerContext, worker: tuple[tuple[str, str], ...]
+) -> _Request:
+    """Name the worker; refuse a request that did not decode (one log line, an INVALID_ARGUMENT Status), else
+    hand it on."""
     context.send_initial_metadata(worker)
     if isinstance(request, Undecodable):
         _log.warning("undecodable request", extra={"method": method, "error": request.error})
         context.abort_with_status(rpc_status.to_status(request.status()))
+        raise AssertionError("abort_with_status returned")  # it raises; grpc has no stubs to say so
+    return request
 
 
 class Undecodable:
@@ -202,15 +213,17 @@ class Undecodable:
     def __init__(self, error: str) -> None:
         self.error = error[:200]
 
-    def status(self) -> Any:
+    def status(self) -> status_pb2.Status:
         return invalid("", f"the request is not a valid message of this method ({self.error})").to_status()
 
 
-def _tolerant(deserialize: Callable[[bytes], Any] | None) -> Callable[[bytes], Any] | None:
+def _tolerant(
+    deserialize: Callable[[bytes], _Request] | None,
+) -> Callable[[bytes], _Request | Undecodable] | None:
     if deserialize is None:
         return None
 
-    def decode(data: bytes) -> Any:
+    def decode(data: bytes) -> _Request | Undecodable:
         try:
             return deserialize(data)
         except Exception as error:  # DecodeError, RecursionError: whatever the bytes provoke

@@ -40,12 +40,12 @@ class JsonFormatter(logging.Formatter):
     _second = -1
     _second_text = ""
 
-    def fields(self, record: logging.LogRecord) -> dict[str, Any]:
+    def fields(self, record: logging.LogRecord) -> dict[str, object]:
         """The record's fields, in the order they are written, in either format."""
         second = int(record.created)
         if second != self._second:  # one strftime per second, not per line
             self._second, self._second_text = second, time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(second))
-        line: dict[str, Any] = {
+        line: dict[str, object] = {
             "ts": f"{self._second_text}.{int(record.msecs):03d}Z",
             "level": record.levelname,
             "logger": record.name,
@@ -84,7 +84,7 @@ class TextFormatter(JsonFormatter):
         return f"{line}\n{exc}" if exc else line
 
 
-def _text_value(value: Any) -> str:
+def _text_value(value: object) -> str:
     text = value if isinstance(value, str) else _ENCODER.encode(value)
     if text and not any(c.isspace() or c in '"=' for c in text):
         return text

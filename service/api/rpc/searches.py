@@ -33,10 +33,12 @@ A search's stop signal is the caller's: it ends when the call is cancelled or it
 
 from __future__ import annotations
 
+import ctypes
 import itertools
 import logging
 import math
 import multiprocessing
+import multiprocessing.queues
 import os
 import pickle
 import queue
@@ -47,7 +49,7 @@ from collections.abc import Callable
 from concurrent import futures
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeAlias
 
 from service import core
 from service.api import cpus
@@ -306,7 +308,7 @@ class SearchPool:
         future: futures.Future[core.SearchResult | _Failure],
         stop: CallerStop,
         ticket: int,
-        updates: Any,
+        updates: _Updates | None,
         run: int,
     ) -> core.SearchResult | _Failure:
         """The child's answer, cancelling its search once the caller went away; a streamed analysis's
@@ -327,7 +329,7 @@ class SearchPool:
                         continue  # an earlier search's, sent after its answer: not this caller's
                     if partial == _END:
                         updates = None
-                    elif stop.on_iteration is not None:
+                    elif stop.on_iteration is not None and isinstance(partial, bytes):
                         stop.on_iteration(pickle.loads(partial))
                     if not stop.active():
                         self._cancelled[ticket] = 1
@@ -417,7 +419,7 @@ class _ChildStop(core.Stop):
     __slots__ = ("_flags", "_ticket", "end", "on_iteration", "reason")
     end: float
 
-    def __init__(self, flags: Any, ticket: int, end: float, reason: str) -> None:
+    def __init__(self, flags: _Flags, ticket: int, end: float, reason: str) -> None:
         self._flags, self._ticket = flags, ticket
         self.end = end
         self.reason = reason
@@ -452,9 +454,15 @@ _END = "end"  # what a streamed search puts in its queue after its last iteratio
 # How long an answer that is in waits for its stream's end still on the way (the child's queue feeds from a
 # thread of its own, which a loaded box runs late).
 _STREAM_END_S = 2.0
+# The worker and its search processes share (process mode) a cancel flag per ticket, and a queue per ticket of
+# a streamed analysis's messages: (its search's run, a pickled iteration or ``_END``).
+_Flags: TypeAlias = "ctypes.Array[ctypes.c_byte]"
+_Updates: TypeAlias = "multiprocessing.queues.Queue[tuple[int, bytes | str]]"
 
 
-def _init_child(cancelled: Any, updates: list[Any], nice: int, worker: int, cores: frozenset[int] | None) -> None:
+def _init_child(
+    cancelled: _Flags, updates: list[_Updates], nice: int, worker: int, cores: frozenset[int] | None
+) -> None:
     global _child_cancelled, _child_updates
     _child_cancelled, _child_updates = cancelled, updates
     # A terminal's Ctrl-C reaches every process of its group: the worker stops its searches itself (``close``),

@@ -21,7 +21,7 @@ import threading
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import Any, TypeVar
+from typing import Any, Protocol, TypeVar
 
 import grpc
 from google.api import httpbody_pb2
@@ -95,16 +95,27 @@ class ServiceConfig:
 # Called with (game id, level, result) after every search; the metrics module hooks in here.
 SearchObserver = Callable[[str, str, core.SearchResult], None]
 
-_Request = TypeVar("_Request")
+_Request = TypeVar("_Request", bound=Message)
 _Response = TypeVar("_Response")
 
 
-def _rpc(method: Callable[[Any, _Request, grpc.ServicerContext], _Response]) -> Callable[..., _Response]:
+class _Checks(Protocol):
+    """A servicer that checks a request's REQUIRED fields (``GameRulesServicer``)."""
+
+    def _check(self, request: Message) -> None: ...
+
+
+_Servicer = TypeVar("_Servicer", bound=_Checks)
+
+
+def _rpc(
+    method: Callable[[_Servicer, _Request, grpc.ServicerContext], _Response],
+) -> Callable[[_Servicer, _Request, grpc.ServicerContext], _Response]:
     """Check the request's REQUIRED fields, then turn ApiError into a Status answer and any other exception
     into a logged INTERNAL."""
 
     @functools.wraps(method)
-    def wrapper(self: Any, request: _Request, context: grpc.ServicerContext) -> _Response:
+    def wrapper(self: _Servicer, request: _Request, context: grpc.ServicerContext) -> _Response:
         try:
             self._check(request)
             return method(self, request, context)
@@ -119,12 +130,12 @@ def _rpc(method: Callable[[Any, _Request, grpc.ServicerContext], _Response]) -> 
 
 
 def _stream_rpc(
-    method: Callable[[Any, _Request, grpc.ServicerContext], Iterator[_Response]],
-) -> Callable[..., Iterator[_Response]]:
+    method: Callable[[_Servicer, _Request, grpc.ServicerContext], Iterator[_Response]],
+) -> Callable[[_Servicer, _Request, grpc.ServicerContext], Iterator[_Response]]:
     """``_rpc`` for a server-streaming method: its errors surface while the stream is read."""
 
     @functools.wraps(method)
-    def wrapper(self: Any, request: _Request, context: grpc.ServicerContext) -> Iterator[_Response]:
+    def wrapper(self: _Servicer, request: _Request, context: grpc.ServicerContext) -> Iterator[_Response]:
         try:
             self._check(request)
             yield from method(self, request, context)
