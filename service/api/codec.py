@@ -36,7 +36,7 @@ def oneof_name(game: Game) -> str:
     return own if own != GENERIC and own in pb.Position.DESCRIPTOR.fields_by_name else GENERIC
 
 
-def _fields_of(message: Message) -> dict[str, Any]:
+def _fields_of(message: Message) -> dict[str, object]:
     return protojson.to_dict(message, proto_names=True)
 
 
@@ -197,7 +197,7 @@ def _non_finite(options: struct_pb2.Struct, field: str) -> str:
     return ""
 
 
-def decode_options(game: Game, options: struct_pb2.Struct, field: str = "options") -> dict[str, Any]:
+def decode_options(game: Game, options: struct_pb2.Struct, field: str = "options") -> dict[str, object]:
     """The caller's options, by their JSON names (camelCase or snake_case), checked against the game's specs
     (``Game.checked_options``: names, types, ranges, choices); missing ones take their defaults. How options
     combine is the engine's to check, in ``new_position``."""

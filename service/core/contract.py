@@ -17,8 +17,8 @@ from __future__ import annotations
 
 import math
 from abc import ABC, abstractmethod
-from collections.abc import Mapping, Sequence
-from typing import Any, ClassVar, Generic, Self, TypeGuard, TypeVar
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, ClassVar, Generic, Self, TypeAlias, TypeGuard, TypeVar
 
 from service.core.errors import InvalidOption
 from service.core.values import Event, Move, MoveGroup, OptionSpec, Outcome
@@ -30,8 +30,12 @@ MoveT = TypeVar("MoveT", bound=Move)
 # the game it was given: the searches, the levels' strategies.
 PositionT = TypeVar("PositionT", bound="Position[Any]")
 
-# The structured forms (``to_fields``, ``move_from_fields``, options) are a proto message as JSON-like values:
-# ``Any`` there is untyped JSON (strings, numbers, bools, lists, nested dicts), which each engine checks itself.
+# The structured forms (``to_fields``, ``move_from_fields``, options) are a proto message as JSON-like values.
+# What arrives (``move_from_fields``, ``position_from_fields``, options) is ``object`` until the engine has
+# checked it: strings, numbers, bools, lists, nested dicts, or anything else a caller sent.
+
+# An option's value once checked against its spec (``option_value``): an int, bool, string or enum, cell names.
+OptionValue: TypeAlias = bool | int | str | list[str]
 
 MAX_OPTION_TEXT = 8192  # characters in a string option; the largest real layout is far below this
 MAX_OPTION_CELLS = 1024  # names in a cells option
@@ -71,7 +75,7 @@ class Position(ABC, Generic[MoveT]):
         """Read a move in notation. InvalidMove if malformed; legality is ``apply``'s business."""
 
     @abstractmethod
-    def move_from_fields(self, fields: Mapping[str, Any]) -> MoveT:
+    def move_from_fields(self, fields: Mapping[str, object]) -> MoveT:
         """Read a move from its structured form (keys = the proto move message's field names)."""
 
     @abstractmethod
@@ -178,14 +182,14 @@ class Game(ABC):
     # on its page: a game from outside the service's tree brings its own; the service's games share theirs.
     result_reasons: ClassVar[tuple[str, ...]] = ()
 
-    def new_position(self, options: Mapping[str, Any] | None = None, seed: str = "") -> Position[Any]:
+    def new_position(self, options: Mapping[str, object] | None = None, seed: str = "") -> Position[Any]:
         """The start position for ``options`` (names as declared; missing ones take their defaults) and
         ``seed`` (Petak Sawah's rocks, Strands' random layouts: same seed, same position everywhere).
         InvalidOption names the option that is unknown, of the wrong type, out of range or inconsistent."""
         return self.start_position(self.checked_options(options or {}), seed)
 
     @abstractmethod
-    def start_position(self, options: Mapping[str, Any], seed: str) -> Position[Any]:
+    def start_position(self, options: Mapping[str, object], seed: str) -> Position[Any]:
         """``new_position`` once every option is known, typed and in range: the engine checks only how the
         options combine."""
 
@@ -194,7 +198,7 @@ class Game(ABC):
         """Read the position notation: NotationError if it does not parse, InvalidPosition if impossible."""
 
     @abstractmethod
-    def position_from_fields(self, fields: Mapping[str, Any]) -> Position[Any]:
+    def position_from_fields(self, fields: Mapping[str, object]) -> Position[Any]:
         """Read the structured form (the proto message as a dict with snake_case keys, defaults filled in):
         InvalidPosition naming the field when impossible."""
 
@@ -202,7 +206,7 @@ class Game(ABC):
         """Every option at its default."""
         return {spec.name: spec.default for spec in self.options}
 
-    def checked_options(self, given: Mapping[str, Any]) -> dict[str, Any]:
+    def checked_options(self, given: Mapping[str, object]) -> dict[str, object]:
         """``given`` checked against the declared specs, the rest at their defaults. InvalidOption's field is
         the option's name."""
         specs = {spec.name: spec for spec in self.options}
@@ -216,7 +220,7 @@ class Game(ABC):
         return values
 
 
-def option_value(spec: OptionSpec, value: Any) -> Any:
+def option_value(spec: OptionSpec, value: object) -> OptionValue:
     """``value`` as the option ``spec`` takes it (a JSON number that is whole is an int), or InvalidOption."""
     checker = _CHECKERS.get(spec.type)
     if checker is None:  # an engine's mistake, not the caller's
@@ -228,7 +232,7 @@ def _fail(spec: OptionSpec, message: str) -> InvalidOption:
     return InvalidOption(message, spec.name)
 
 
-def _int_option(spec: OptionSpec, value: Any) -> int:
+def _int_option(spec: OptionSpec, value: object) -> int:
     # JSON numbers arrive as floats; only whole numbers are ints.
     if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
         raise _fail(spec, f"must be a whole number, not {value!r:.40}")
@@ -245,13 +249,13 @@ def _int_option(spec: OptionSpec, value: Any) -> int:
     return number
 
 
-def _bool_option(spec: OptionSpec, value: Any) -> bool:
+def _bool_option(spec: OptionSpec, value: object) -> bool:
     if not isinstance(value, bool):
         raise _fail(spec, f"must be true or false, not {value!r:.40}")
     return value
 
 
-def _text_option(spec: OptionSpec, value: Any) -> str:
+def _text_option(spec: OptionSpec, value: object) -> str:
     if not isinstance(value, str):
         raise _fail(spec, f"must be a string, not {value!r:.40}")
     if len(value) > MAX_OPTION_TEXT:
@@ -261,7 +265,7 @@ def _text_option(spec: OptionSpec, value: Any) -> str:
     return value
 
 
-def _cells_option(spec: OptionSpec, value: Any) -> list[str]:
+def _cells_option(spec: OptionSpec, value: object) -> list[str]:
     if not isinstance(value, list | tuple) or not all(isinstance(cell, str) and len(cell) <= 8 for cell in value):
         raise _fail(spec, 'must be a list of cell names such as ["a1", "c3"]')
     if len(value) > MAX_OPTION_CELLS:
@@ -269,10 +273,45 @@ def _cells_option(spec: OptionSpec, value: Any) -> list[str]:
     return list(value)
 
 
-_CHECKERS = {
+_CHECKERS: dict[str, Callable[[OptionSpec, object], OptionValue]] = {
     "int": _int_option,
     "bool": _bool_option,
     "string": _text_option,
     "enum": _text_option,
     "cells": _cells_option,
 }
+
+
+# --- reading checked options (``start_position``'s): each is of its spec's type ---
+
+
+def int_option(options: Mapping[str, object], name: str) -> int:
+    """The checked int option ``name``."""
+    value = options[name]
+    if not is_int(value):  # an engine's mistake: its spec says otherwise
+        raise TypeError(f"option {name} is not a checked int: {value!r:.40}")
+    return value
+
+
+def bool_option(options: Mapping[str, object], name: str) -> bool:
+    """The checked bool option ``name``."""
+    value = options[name]
+    if not isinstance(value, bool):
+        raise TypeError(f"option {name} is not a checked bool: {value!r:.40}")
+    return value
+
+
+def text_option(options: Mapping[str, object], name: str) -> str:
+    """The checked string or enum option ``name``."""
+    value = options[name]
+    if not isinstance(value, str):
+        raise TypeError(f"option {name} is not a checked string: {value!r:.40}")
+    return value
+
+
+def cells_option(options: Mapping[str, object], name: str) -> Sequence[str]:
+    """The checked cells option ``name`` (a list, or the spec's default)."""
+    value = options[name]
+    if not isinstance(value, list | tuple) or not all(isinstance(cell, str) for cell in value):
+        raise TypeError(f"option {name} is not a checked list of cells: {value!r:.40}")
+    return value

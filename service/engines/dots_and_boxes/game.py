@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
 
-from service.core.contract import Game
+from service.core.contract import Game, bool_option, int_option
 from service.core.errors import InvalidOption
 from service.core.values import OptionSpec
 from service.engines.dots_and_boxes.geometry import MAX_LINES, MAX_SIZE, MIN_SIZE, geometry
@@ -71,13 +70,13 @@ class DotsAndBoxesGame(Game):
         "choice after the setup)."
     )
 
-    def start_position(self, options: Mapping[str, Any], seed: str) -> DotsAndBoxesPosition:
+    def start_position(self, options: Mapping[str, object], seed: str) -> DotsAndBoxesPosition:
         """The empty board; with the pie rule, seat 1's setup. ``pie_lines`` counts only with the pie rule, and
         then must not exceed the board's lines (a 1x1 board has 4)."""
-        geo = geometry(options["rows"], options["cols"])
+        geo = geometry(int_option(options, "rows"), int_option(options, "cols"))
         pie = 0
-        if options["pie_rule"]:
-            pie = options["pie_lines"]
+        if bool_option(options, "pie_rule"):
+            pie = int_option(options, "pie_lines")
             if pie > geo.line_count:
                 raise InvalidOption(
                     f"pie_lines must be at most {geo.line_count}, the lines of a {geo.rows}x{geo.cols} board, "
@@ -89,5 +88,5 @@ class DotsAndBoxesGame(Game):
     def parse_position(self, text: str) -> DotsAndBoxesPosition:
         return parse_position(text)
 
-    def position_from_fields(self, fields: Mapping[str, Any]) -> DotsAndBoxesPosition:
+    def position_from_fields(self, fields: Mapping[str, object]) -> DotsAndBoxesPosition:
         return position_from_fields(fields)

@@ -30,7 +30,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
-from typing import Any
 
 from service.core.bits import set_bits
 from service.core.contract import is_int
@@ -240,14 +239,14 @@ _POSITION_FIELDS = (
 )
 
 
-def _int_field(fields: Mapping[str, Any], name: str) -> int:
+def _int_field(fields: Mapping[str, object], name: str) -> int:
     value = fields.get(name, 0)
     if not is_int(value):
         raise InvalidPosition(f"{name} must be an integer, not {type(value).__name__}", name)
     return value
 
 
-def _str_field(fields: Mapping[str, Any], name: str, allowed: Sequence[str]) -> str:
+def _str_field(fields: Mapping[str, object], name: str, allowed: Sequence[str]) -> str:
     value = fields.get(name, "")
     if not isinstance(value, str):
         raise InvalidPosition(f"{name} must be text, not {type(value).__name__}", name)
@@ -257,7 +256,7 @@ def _str_field(fields: Mapping[str, Any], name: str, allowed: Sequence[str]) -> 
     return value
 
 
-def _name_list(fields: Mapping[str, Any], name: str, limit: int) -> list[str]:
+def _name_list(fields: Mapping[str, object], name: str, limit: int) -> list[str]:
     value = fields.get(name, [])
     if not isinstance(value, list | tuple):
         raise InvalidPosition(f"{name} must be a list of names, not {type(value).__name__}", name)
@@ -271,7 +270,7 @@ def _name_list(fields: Mapping[str, Any], name: str, limit: int) -> list[str]:
     return list(value)
 
 
-def position_from_fields(fields: Mapping[str, Any]) -> DotsAndBoxesPosition:
+def position_from_fields(fields: Mapping[str, object]) -> DotsAndBoxesPosition:
     """Read the structured form (the proto message's fields): InvalidPosition naming the field when impossible."""
     if not isinstance(fields, Mapping):
         raise InvalidPosition("a Dots and Boxes position is a message with the fields " + ", ".join(_POSITION_FIELDS))
@@ -328,7 +327,7 @@ def position_from_fields(fields: Mapping[str, Any]) -> DotsAndBoxesPosition:
     return position
 
 
-def _read_lines(fields: Mapping[str, Any], geo: Geometry) -> int:
+def _read_lines(fields: Mapping[str, object], geo: Geometry) -> int:
     """The ``lines`` field as a bitmask; InvalidPosition naming the entry that is wrong or repeated."""
     lines = 0
     for i, name in enumerate(_name_list(fields, "lines", geo.line_count)):
@@ -342,7 +341,7 @@ def _read_lines(fields: Mapping[str, Any], geo: Geometry) -> int:
     return lines
 
 
-def _read_boxes(fields: Mapping[str, Any], name: str, geo: Geometry) -> int:
+def _read_boxes(fields: Mapping[str, object], name: str, geo: Geometry) -> int:
     """The box list ``name`` (``boxes_a`` or ``boxes_b``) as a bitmask."""
     mask = 0
     for i, box_name in enumerate(_name_list(fields, name, geo.box_count)):

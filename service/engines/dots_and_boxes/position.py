@@ -39,6 +39,14 @@ PHASE_NAMES = ("setup", "choice", "play")
 COLOURS = ("A", "B")
 
 
+def _text_field(fields: Mapping[str, object], name: str) -> str:
+    """A move's ``line`` or ``pie`` field ("" when absent), or InvalidMove when it is no text."""
+    value = fields.get(name, "")
+    if not isinstance(value, str):
+        raise InvalidMove(f"{name} must be text, not {type(value).__name__}", name)
+    return value
+
+
 def plural(count: int, word: str) -> str:
     """``1 box``, ``2 boxes``, ``3 lines``: for event and error texts."""
     return f"{count} {word}" if count == 1 else f"{count} {word}es" if word == "box" else f"{count} {word}s"
@@ -241,16 +249,13 @@ class DotsAndBoxesPosition(Position[DotsAndBoxesMove]):
             return word
         return DotsAndBoxesMove(self._geo.parse_line(text))
 
-    def move_from_fields(self, fields: Mapping[str, Any]) -> DotsAndBoxesMove:
+    def move_from_fields(self, fields: Mapping[str, object]) -> DotsAndBoxesMove:
         if not isinstance(fields, Mapping):
             raise InvalidMove("a move is a message with the fields 'line' and 'pie'")
         for key in fields:
             if key not in ("line", "pie"):
                 raise InvalidMove(f"unknown move field {key!r}: a Dots and Boxes move has 'line' and 'pie'", str(key))
-        line, pie = fields.get("line", ""), fields.get("pie", "")
-        for name, value in (("line", line), ("pie", pie)):
-            if not isinstance(value, str):
-                raise InvalidMove(f"{name} must be text, not {type(value).__name__}", name)
+        line, pie = _text_field(fields, "line"), _text_field(fields, "pie")
         if line and pie:
             raise InvalidMove("a move is a line or a pie-rule word, not both", "pie")
         if pie:

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, ClassVar
+from typing import ClassVar
 
-from service.core.contract import Game
+from service.core.contract import Game, int_option
 from service.core.values import OptionSpec
 from service.engines.kalah import notation
 from service.engines.kalah.position import MAX_PITS, MAX_SEEDS, MIN_PITS, MIN_SEEDS, KalahPosition
@@ -49,14 +49,14 @@ class KalahGame(Game):
         "e.g. '3'; the pit must hold seeds. Events name holes S1..SN, N1..NN, S-store and N-store."
     )
 
-    def start_position(self, options: Mapping[str, Any], seed: str) -> KalahPosition:
+    def start_position(self, options: Mapping[str, object], seed: str) -> KalahPosition:
         """Every pit holds ``seeds_per_pit``; ``seed`` is unused (Kalah has no randomness)."""
-        n, seeds = options["pits_per_side"], options["seeds_per_pit"]
+        n, seeds = int_option(options, "pits_per_side"), int_option(options, "seeds_per_pit")
         row = (seeds,) * n
-        return KalahPosition((*row, 0, *row, 0), options["first_seat"], seeds)
+        return KalahPosition((*row, 0, *row, 0), int_option(options, "first_seat"), seeds)
 
     def parse_position(self, text: str) -> KalahPosition:
         return notation.parse_position(text)
 
-    def position_from_fields(self, fields: Mapping[str, Any]) -> KalahPosition:
+    def position_from_fields(self, fields: Mapping[str, object]) -> KalahPosition:
         return notation.position_from_fields(fields)

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any
 
 from service.core.contract import is_int
 from service.core.errors import InvalidPosition, NotationError
@@ -132,7 +131,7 @@ def parse_position(text: str) -> KalahPosition:
 _POSITION_FIELDS = ("pits", "stores", "to_move", "seeds_per_pit", "pits_per_side")
 
 
-def position_from_fields(fields: Mapping[str, Any]) -> KalahPosition:
+def position_from_fields(fields: Mapping[str, object]) -> KalahPosition:
     if not isinstance(fields, Mapping):
         raise InvalidPosition("a Kalah position is a message with the fields " + ", ".join(_POSITION_FIELDS))
     for key in fields:

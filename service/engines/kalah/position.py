@@ -182,7 +182,7 @@ class KalahPosition(Position[KalahMove]):
             raise InvalidMove(f"{shown!r} is not a move: a move is a pit number 1..{self._pits}")
         return self._check_pit(int(text), "")
 
-    def move_from_fields(self, fields: Mapping[str, Any]) -> KalahMove:
+    def move_from_fields(self, fields: Mapping[str, object]) -> KalahMove:
         if not isinstance(fields, Mapping):
             raise InvalidMove("a move is a message with the field 'pit'")
         for key in fields:

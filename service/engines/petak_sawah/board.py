@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import hashlib
 import re
-from typing import Any
 
 from service.core.bits import set_bits
 from service.core.seeds import Sha256Stream
@@ -104,13 +103,13 @@ class Board:
         """The names of the cells of ``mask`` in board order."""
         return [self.names[cell] for cell in set_bits(mask)]
 
-    def parse_cell(self, text: Any) -> int:
+    def parse_cell(self, text: object) -> int:
         """The index of a cell name on this board, or -1 when it is not one (caller raises)."""
         if not isinstance(text, str) or len(text) > 3:
             return -1
         return self.index.get(text, -1)
 
-    def describe_bad_cell(self, text: Any) -> str:
+    def describe_bad_cell(self, text: object) -> str:
         """Why ``text`` is not a cell of this board, in one sentence."""
         if not isinstance(text, str):
             return f"a cell must be a name such as 'c2', not {type(text).__name__}"

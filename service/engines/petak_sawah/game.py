@@ -4,9 +4,9 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any, ClassVar
+from typing import ClassVar
 
-from service.core.contract import Game
+from service.core.contract import Game, cells_option, int_option
 from service.core.errors import InvalidOption
 from service.core.values import OptionSpec
 from service.engines.petak_sawah import notation
@@ -68,27 +68,27 @@ class PetakSawahGame(Game):
         "The cell to take: column letter and row number from the top, e.g. 'c2'. It must be empty and not a rock."
     )
 
-    def start_position(self, options: Mapping[str, Any], seed: str) -> PetakSawahPosition:
+    def start_position(self, options: Mapping[str, object], seed: str) -> PetakSawahPosition:
         """The start position; random rocks from ``seed`` unless ``rock_cells`` lists them."""
-        board = board_of(options["rows"], options["cols"])
-        listed = options["rock_cells"]
+        board = board_of(int_option(options, "rows"), int_option(options, "cols"))
+        listed = cells_option(options, "rock_cells")
         if listed:
-            rocks = _listed_rocks(board, listed, options["rocks"])
+            rocks = _listed_rocks(board, listed, int_option(options, "rocks"))
         else:
-            count = options["rocks"]
+            count = int_option(options, "rocks")
             if not 0 <= count <= board.size - 2:
                 raise InvalidOption(
                     f"rocks must be 0..{board.size - 2} on a {board.rows}x{board.cols} board, not {count}", "rocks"
                 )
             rocks = sum(1 << cell for cell in rocks_from_seed(seed, board.size, count))
             notation.check_cultivable(board, rocks, InvalidOption, "rocks")
-        return PetakSawahPosition(board, rocks, 0, 0, options["opener"])
+        return PetakSawahPosition(board, rocks, 0, 0, int_option(options, "opener"))
 
     def parse_position(self, text: str) -> PetakSawahPosition:
         """Read the notation (see ``position_notation_help``)."""
         return notation.parse_position(text)
 
-    def position_from_fields(self, fields: Mapping[str, Any]) -> PetakSawahPosition:
+    def position_from_fields(self, fields: Mapping[str, object]) -> PetakSawahPosition:
         """Read the ``PetakSawahPosition`` message (cell lists in any order)."""
         return notation.position_from_fields(fields)
 

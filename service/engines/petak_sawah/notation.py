@@ -4,14 +4,13 @@ every validity check (``docs/games/petak-sawah.md`` lists them)."""
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
 
 from service.core.errors import InvalidPosition, NotationError
 from service.engines.petak_sawah.board import EMPTY, MAX_NOTATION, MAX_SIDE, MIN_SIDE, ROCK, Board, board_of
 from service.engines.petak_sawah.position import PetakSawahPosition
 
 
-def check_side(value: Any, name: str, error: type[Exception]) -> int:
+def check_side(value: object, name: str, error: type[Exception]) -> int:
     if type(value) is not int:
         raise error(f"{name} must be an integer, not {type(value).__name__}", name)
     if not MIN_SIDE <= value <= MAX_SIDE:
@@ -35,7 +34,7 @@ def check_cultivable(board: Board, rocks: int, error: type[Exception], field: st
         )
 
 
-def _cell_list(board: Board, values: Any, name: str, taken: int) -> int:
+def _cell_list(board: Board, values: object, name: str, taken: int) -> int:
     """The mask of a list of cell names from the structured form, rejecting repeats and cells in ``taken``."""
     if not isinstance(values, list | tuple):
         raise InvalidPosition(f"{name} must be a list of cell names, not {type(values).__name__}", name)
@@ -90,7 +89,7 @@ def parse_position(text: str) -> PetakSawahPosition:
     return checked(board, masks[ROCK], masks["1"], masks["2"], opener, to_move, ("", "", ""))
 
 
-def position_from_fields(fields: Mapping[str, Any]) -> PetakSawahPosition:
+def position_from_fields(fields: Mapping[str, object]) -> PetakSawahPosition:
     """Read the ``PetakSawahPosition`` message (cell lists in any order)."""
     if not isinstance(fields, Mapping):
         raise InvalidPosition(f"a position must be a message, not {type(fields).__name__}", "")

@@ -139,7 +139,7 @@ class PetakSawahPosition(Position[PetakSawahMove]):
             raise InvalidMove(self.board.describe_bad_cell(text), "")
         return PetakSawahMove(cell)
 
-    def move_from_fields(self, fields: Mapping[str, Any]) -> PetakSawahMove:
+    def move_from_fields(self, fields: Mapping[str, object]) -> PetakSawahMove:
         """The ``PetakSawahMove`` message: ``{"cell": "c2"}``."""
         if not isinstance(fields, Mapping):
             raise InvalidMove(f"a move must be a message with a cell, not {type(fields).__name__}", "")

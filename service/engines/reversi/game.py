@@ -4,9 +4,9 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, ClassVar
+from typing import ClassVar
 
-from service.core.contract import Game
+from service.core.contract import Game, int_option
 from service.core.values import OptionSpec
 from service.engines.reversi import notation
 from service.engines.reversi.bitboards import DEFAULT_SIZE, MAX_SIZE, MIN_SIZE
@@ -43,10 +43,10 @@ class ReversiGame(Game):
         "an empty square and bracket at least one line of opponent discs."
     )
 
-    def start_position(self, options: Mapping[str, Any], seed: str) -> ReversiPosition:
+    def start_position(self, options: Mapping[str, object], seed: str) -> ReversiPosition:
         """The start position; ``seed`` is unused (Reversi has no randomness)."""
-        size = options["size"]
-        black_seat = options["black_seat"]
+        size = int_option(options, "size")
+        black_seat = int_option(options, "black_seat")
         m = size // 2
         white = (1 << ((m - 1) * size + m - 1)) | (1 << (m * size + m))
         black = (1 << ((m - 1) * size + m)) | (1 << (m * size + m - 1))
@@ -55,5 +55,5 @@ class ReversiGame(Game):
     def parse_position(self, text: str) -> ReversiPosition:
         return notation.parse_position(text)
 
-    def position_from_fields(self, fields: Mapping[str, Any]) -> ReversiPosition:
+    def position_from_fields(self, fields: Mapping[str, object]) -> ReversiPosition:
         return notation.position_from_fields(fields)

@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
 
 from service.core.bits import set_bits
 from service.core.contract import is_int
@@ -24,7 +23,7 @@ from service.engines.reversi.bitboards import (
 from service.engines.reversi.position import ReversiPosition
 
 
-def board_from_rows(rows: Sequence[Any], field: str, error: type[Exception]) -> tuple[int, int, int]:
+def board_from_rows(rows: Sequence[object], field: str, error: type[Exception]) -> tuple[int, int, int]:
     """(size, black, white) from rows of ``B``/``W``/``.``; ``error`` is the class to raise."""
     size = len(rows)
     if size < MIN_SIZE or size > MAX_SIZE or size % 2:
@@ -106,7 +105,7 @@ def parse_position(text: str) -> ReversiPosition:
     return checked_position(size, black, white, to_move, int(black_text[6]))
 
 
-def position_from_fields(fields: Mapping[str, Any]) -> ReversiPosition:
+def position_from_fields(fields: Mapping[str, object]) -> ReversiPosition:
     if not isinstance(fields, Mapping):
         raise InvalidPosition("a Reversi position must be an object with board, to_move and black_seat", "")
     unknown = set(fields) - {"board", "to_move", "black_seat"}

@@ -170,7 +170,7 @@ class ReversiPosition(Position[ReversiMove]):
             raise InvalidMove(f"{name!r} is off the {size}x{size} board (a1 to {last})", field)
         return ReversiMove(row * size + col)
 
-    def move_from_fields(self, fields: Mapping[str, Any]) -> ReversiMove:
+    def move_from_fields(self, fields: Mapping[str, object]) -> ReversiMove:
         """``{"square": "d3", "is_pass": False}`` or ``{"square": "", "is_pass": True}``."""
         if not isinstance(fields, Mapping):
             raise InvalidMove("a move must be an object with 'square' or 'is_pass'", "")

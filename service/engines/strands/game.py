@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
 
-from service.core.contract import Game
+from service.core.contract import Game, bool_option, text_option
 from service.core.errors import InvalidOption
 from service.core.values import OptionSpec
 from service.engines.strands.layouts import LAYOUT_CHOICES, NAMED_LAYOUTS, RANDOM_RING_COUNTS, parse_rows, random_rows
@@ -68,24 +67,25 @@ class StrandsGame(Game):
         "them (exactly min(X, the empty cells labelled X) with exact=1); Black's opening is exactly one 2."
     )
 
-    def start_position(self, options: Mapping[str, Any], seed: str) -> StrandsPosition:
+    def start_position(self, options: Mapping[str, object], seed: str) -> StrandsPosition:
         """The empty board of the layout: ``labels`` goes with ``layout=custom`` and only with it; a random
         layout is dealt from ``seed``."""
-        layout_name, labels = options["layout"], options["labels"]
+        layout_name, labels = text_option(options, "layout"), text_option(options, "labels")
+        exact_count = bool_option(options, "exact_count")
         if layout_name == "custom":
             if not labels:
                 raise InvalidOption("layout=custom needs labels: label rows joined by '/'", "labels")
             layout = parse_rows(labels, "labels", InvalidOption, InvalidOption)
-            return StrandsPosition(layout, 0, 0, 1, options["exact_count"])
+            return StrandsPosition(layout, 0, 0, 1, exact_count)
         if labels:
             raise InvalidOption("labels is only used with layout=custom", "labels")
         dealt = layout_name in RANDOM_RING_COUNTS
         rows = random_rows(layout_name, seed) if dealt else NAMED_LAYOUTS[layout_name]
         layout = parse_rows(rows, "layout", InvalidOption, InvalidOption)
-        return StrandsPosition(layout, 0, 0, 1, options["exact_count"])
+        return StrandsPosition(layout, 0, 0, 1, exact_count)
 
     def parse_position(self, text: str) -> StrandsPosition:
         return parse_position(text)
 
-    def position_from_fields(self, fields: Mapping[str, Any]) -> StrandsPosition:
+    def position_from_fields(self, fields: Mapping[str, object]) -> StrandsPosition:
         return position_from_fields(fields)

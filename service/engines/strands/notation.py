@@ -12,7 +12,6 @@ per label; under "up to" it lies in a range, and the seat to move must fit it).
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
 
 from service.core.errors import InvalidPosition, NotationError
 from service.engines.strands.layouts import MAX_LABELS_TEXT, Layout, cell_bit, parse_rows
@@ -143,7 +142,7 @@ def parse_position(text: str) -> StrandsPosition:
     return checked_position(layout, black, white, to_move, exact == "exact=1", _NOTATION_FIELDS)
 
 
-def position_from_fields(fields: Mapping[str, Any]) -> StrandsPosition:
+def position_from_fields(fields: Mapping[str, object]) -> StrandsPosition:
     """Read the structured form: InvalidPosition naming the field when impossible."""
     if not isinstance(fields, Mapping):
         raise InvalidPosition("a Strands position must be a message", "")

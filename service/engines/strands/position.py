@@ -235,7 +235,7 @@ class StrandsPosition(Position[StrandsMove]):
             raise InvalidMove("empty move: name the cells to cover, joined by commas (e5,f6)", "")
         return self._cells_move(text.split(","), "", item_field=False)
 
-    def move_from_fields(self, fields: Mapping[str, Any]) -> StrandsMove:
+    def move_from_fields(self, fields: Mapping[str, object]) -> StrandsMove:
         if not isinstance(fields, Mapping):
             raise InvalidMove("a move must be a message with a 'cells' list", "")
         unknown = set(fields) - {"cells"}
