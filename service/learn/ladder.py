@@ -33,6 +33,7 @@ import itertools
 import json
 import math
 import multiprocessing
+import multiprocessing.pool
 import random
 import shlex
 import sys
@@ -44,6 +45,7 @@ from typing import Any
 
 import numpy as np
 
+from service.core.contract import MoveT, Position
 from service.core.values import SearchResult
 from service.games import BY_ID
 from service.learn.winchance import GAMES, LEVELS
@@ -77,13 +79,13 @@ class Result:
     moved: tuple[int, int]
 
 
-def anchor_move(name: str, position: Any, rng: random.Random) -> Any:
+def anchor_move(name: str, position: Position[MoveT], rng: random.Random) -> MoveT:
     """The anchors' moves: ``random`` uniformly among the legal moves (paged: Strands' lists are never built),
     ``greedy`` the search move leaving the mover the best score margin, random among equals."""
     if name == RANDOM:
         return position.legal_moves_page(rng.randrange(position.legal_move_count()), 1)[0]
     seat = position.to_move
-    best: list[Any] = []
+    best: list[MoveT] = []
     best_margin = -math.inf
     for move in position.search_moves():
         scores = position.play(move).scores()
@@ -219,7 +221,7 @@ def wilson(share: float, n: int, z: float = Z95) -> tuple[float, float]:
 # --- performance calibration ---
 
 
-def judged(game_id: str, result: Result) -> tuple[list[Any], list[PlyReview], ReviewSummary]:
+def judged(game_id: str, result: Result) -> tuple[list[Position[Any]], list[PlyReview], ReviewSummary]:
     """``result``'s game from its opening reviewed as ReviewGame does by default: the judge (the strongest level
     searched at the judge's limits, for analysis) over every position, and the game's win-chance model: its
     positions from the opening, its plies and its summary."""
@@ -230,7 +232,7 @@ def judged(game_id: str, result: Result) -> tuple[list[Any], list[PlyReview], Re
         position = position.play(move)
         positions.append(position)
 
-    def search(at: Any) -> SearchResult | None:
+    def search(at: Position[Any]) -> SearchResult | None:
         return levels.best_move(at, levels.strongest, levels.judge, 0, purpose="analysis")
 
     # From the opening on: its random moves are the schedule's, not the players'.
@@ -287,7 +289,7 @@ def reviewed_count(game_id: str, args: argparse.Namespace) -> int:
     return args.reviewed if args.reviewed is not None else REVIEWED_BY_GAME.get(game_id, REVIEWED)
 
 
-def calibration(game_id: str, count: int, seed: int, pool: Any) -> dict[str, Any] | None:
+def calibration(game_id: str, count: int, seed: int, pool: multiprocessing.pool.Pool) -> dict[str, Any] | None:
     """The performance calibration of ``game_id`` from ``count`` reviewed games a step (None: none reviewed)."""
     if count <= 0:
         return None
@@ -299,7 +301,7 @@ def calibration(game_id: str, count: int, seed: int, pool: Any) -> dict[str, Any
 # --- the run ---
 
 
-def run(game_id: str, args: argparse.Namespace, pool: Any) -> dict[str, Any]:
+def run(game_id: str, args: argparse.Namespace, pool: multiprocessing.pool.Pool) -> dict[str, Any]:
     began = time.time()
     results: list[Result] = list(pool.imap(play, tasks(game_id, args.pairs, args.seed), chunksize=4))
     played = time.time() - began

@@ -28,8 +28,8 @@ from typing import Any
 import numpy as np
 
 from service.core.errors import InvalidPosition
-from service.core.values import Limits
-from service.engines.strands import GAME, StrandsPosition
+from service.core.values import Limits, Move
+from service.engines.strands import GAME, StrandsMove, StrandsPosition
 from service.engines.strands.layouts import parse_rows
 from service.engines.strands.learned import BASE_FEATURES, SIZE, WEIGHTS_FILE, feature_vector, read_weights
 from service.engines.strands.moves import estimate
@@ -43,7 +43,7 @@ OPENING_PLIES = 2
 Sample = tuple[str, int, int, int, float]  # layout rows, black, white, seat to move, final margin for it
 
 
-def random_move(position: StrandsPosition, rng: random.Random) -> Any:
+def random_move(position: StrandsPosition, rng: random.Random) -> StrandsMove:
     """A uniformly random legal move, paged: Strands' move lists are too long to build."""
     return position.legal_moves_page(rng.randrange(position.legal_move_count()), 1)[0]
 
@@ -58,7 +58,7 @@ def self_play(task: tuple[int, int, int]) -> list[Sample]:
     while position.to_move:
         line.append(position)
         if len(line) <= OPENING_PLIES:
-            move = random_move(position, rng)
+            move: Move = random_move(position, rng)
         else:
             move = LEVELS.best_move(position, "hard", limits, rng.randrange(2**31), 1, never).move
         position = position.play(move)

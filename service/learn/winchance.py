@@ -39,7 +39,7 @@ from typing import Any
 
 import numpy as np
 
-from service.core.contract import Game
+from service.core.contract import Game, Position
 from service.core.values import Limits, SearchResult
 from service.games import REGISTRATIONS
 from service.levels import GameLevels, winchance
@@ -118,7 +118,7 @@ def score(final: float) -> float:
     return 1.0 if final > 0 else 0.0 if final < 0 else 0.5
 
 
-def label(game_id: str, position: Any, plan: Plan) -> SearchResult:
+def label(game_id: str, position: Position[Any], plan: Plan) -> SearchResult:
     """The labelling search's answer: the strongest level, for analysis, at the plan's budget."""
     levels = LEVELS[game_id]
     return levels.best_move(position, level=levels.strongest, limits=plan.label, seed=0, purpose="analysis")
@@ -299,7 +299,7 @@ def fit(sample: Sample) -> tuple[dict[str, Any], dict[str, Any]]:
 # --- the labels' scale (Strands) ---
 
 
-def scale_check(game_id: str, sample_positions: list[Any], plan: Plan) -> dict[str, Any]:
+def scale_check(game_id: str, sample_positions: list[Position[Any]], plan: Plan) -> dict[str, Any]:
     """The plan's labels against the strongest level's own budget on ``sample_positions``: the slope of the own
     values on the plan's (through the origin), the mean difference and its spread."""
     levels = LEVELS[game_id]
@@ -321,13 +321,13 @@ def scale_check(game_id: str, sample_positions: list[Any], plan: Plan) -> dict[s
     }
 
 
-def check_positions(game_id: str, count: int, seed: int) -> list[Any]:
+def check_positions(game_id: str, count: int, seed: int) -> list[Position[Any]]:
     """``count`` positions of games between the game's levels but the strongest (seed ``seed``, a stream apart
     from the fit's), each a random number of plies in."""
     levels = LEVELS[game_id]
     names = [level.name for level in levels.levels if level.name != levels.strongest] or [levels.strongest]
     rng = random.Random(f"{seed}/{game_id}/scale")
-    out: list[Any] = []
+    out: list[Position[Any]] = []
     while len(out) < count:
         position = GAMES[game_id].new_position({}, f"{seed}/{game_id}/scale/{len(out)}")
         stops = rng.randrange(SCALE_PLIES)
