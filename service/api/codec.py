@@ -23,6 +23,7 @@ from service.api.errors import from_rules_error, invalid
 from service.api.limits import MAX_NOTATION
 from service.api.required import check_required
 from service.core.contract import Game, option_value
+from service.core.jsonvalue import JSONObject
 from service.levels.driver import GameLevels
 
 # The oneof field of a game the contract has no message of its own for: its engine's fields as a JSON object.
@@ -36,7 +37,7 @@ def oneof_name(game: Game) -> str:
     return own if own != GENERIC and own in pb.Position.DESCRIPTOR.fields_by_name else GENERIC
 
 
-def _fields_of(message: Message) -> dict[str, object]:
+def _fields_of(message: Message) -> JSONObject:
     return protojson.to_dict(message, proto_names=True)
 
 
@@ -197,7 +198,7 @@ def _non_finite(options: struct_pb2.Struct, field: str) -> str:
     return ""
 
 
-def decode_options(game: Game, options: struct_pb2.Struct, field: str = "options") -> dict[str, object]:
+def decode_options(game: Game, options: struct_pb2.Struct, field: str = "options") -> JSONObject:
     """The caller's options, by their JSON names (camelCase or snake_case), checked against the game's specs
     (``Game.checked_options``: names, types, ranges, choices); missing ones take their defaults. How options
     combine is the engine's to check, in ``new_position``."""

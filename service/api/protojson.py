@@ -17,12 +17,14 @@ from __future__ import annotations
 
 import functools
 import math
-from collections.abc import Callable
-from typing import Any
+from collections.abc import Callable, Iterable
+from typing import Any, Protocol, TypeVar
 
 from google.protobuf import json_format
 from google.protobuf.descriptor import Descriptor, FieldDescriptor
 from google.protobuf.message import Message
+
+from service.core.jsonvalue import JSON, JSONObject
 
 _PLAIN = frozenset(
     {
@@ -45,7 +47,7 @@ _Plan = tuple[tuple[tuple[str, Any, bool], ...], dict[FieldDescriptor, tuple[str
 _plans: dict[tuple[str, bool], _Plan | None] = {}
 
 
-def to_dict(message: Message, proto_names: bool = False) -> dict[str, Any]:
+def to_dict(message: Message, proto_names: bool = False) -> JSONObject:
     """``message`` as a JSON object: camelCase keys (the proto field names with ``proto_names``), every field
     without presence written even at its default, whole doubles as integers, doubles that are not finite as
     ``"NaN"``/``"Infinity"``."""
@@ -55,14 +57,13 @@ def to_dict(message: Message, proto_names: bool = False) -> dict[str, Any]:
     except KeyError:  # the first message of its type
         plan = _plans[key] = _make_plan(message.DESCRIPTOR, proto_names)
     if plan is None:
-        whole: dict[str, Any] = _whole(
-            json_format.MessageToDict(
-                message, preserving_proto_field_name=proto_names, always_print_fields_with_no_presence=True
-            )
+        whole: JSONObject = json_format.MessageToDict(
+            message, preserving_proto_field_name=proto_names, always_print_fields_with_no_presence=True
         )
+        _whole(whole)  # in place
         return whole
     defaults, fields = plan
-    out: dict[str, Any] = {}
+    out: JSONObject = {}
     # ListFields (in C) gives just the fields that are set, in field-number order; the others follow at their
     # defaults (json_format's order, so the objects read the same).
     for field, value in message.ListFields():
@@ -91,24 +92,45 @@ def _double(value: float) -> float | int | str:
     return "NaN" if math.isnan(value) else "Infinity" if value > 0 else "-Infinity"
 
 
-def _well_known(value: Message) -> Any:
+def _well_known(value: Message) -> JSON:
     """A well-known type's own JSON form (a ``Value``'s, a ``Struct``'s), its whole numbers as integers."""
     return _whole(json_format.MessageToDict(value))
 
 
-def _whole(out: Any) -> Any:
-    """``json_format``'s output with every whole double an integer (``_double``)."""
+def _whole(out: JSON) -> JSON:
+    """``json_format``'s output with every whole double an integer (``_double``): its dicts and lists changed in
+    place."""
     if isinstance(out, float):
         return _double(out)
     stack = [out] if isinstance(out, dict | list) else []
     while stack:  # not recursive: a Struct may nest deep
         holder = stack.pop()
-        for key, item in holder.items() if isinstance(holder, dict) else enumerate(holder):
-            if isinstance(item, float):
-                holder[key] = _double(item)
-            elif isinstance(item, dict | list):
-                stack.append(item)
+        if isinstance(holder, dict):
+            stack += _whole_items(holder, holder.items())
+        else:
+            stack += _whole_items(holder, enumerate(holder))
     return out
+
+
+_Key = TypeVar("_Key")
+_KeyIn = TypeVar("_KeyIn", contravariant=True)
+
+
+class _Holder(Protocol[_KeyIn]):
+    """A dict of ``json_format``'s output (keys ``str``) or a list (indexes ``int``)."""
+
+    def __setitem__(self, key: _KeyIn, value: JSON, /) -> None: ...
+
+
+def _whole_items(holder: _Holder[_Key], items: Iterable[tuple[_Key, JSON]]) -> list[dict[str, JSON] | list[JSON]]:
+    """Each whole double among ``holder``'s ``items`` made an integer; the dicts and lists among them."""
+    inner: list[dict[str, JSON] | list[JSON]] = []
+    for key, item in items:
+        if isinstance(item, float):
+            holder[key] = _double(item)
+        elif isinstance(item, dict | list):
+            inner.append(item)
+    return inner
 
 
 def _make_plan(descriptor: Descriptor, proto_names: bool) -> _Plan | None:

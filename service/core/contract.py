@@ -21,6 +21,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any, ClassVar, Generic, Self, TypeAlias, TypeGuard, TypeVar
 
 from service.core.errors import InvalidOption
+from service.core.jsonvalue import JSONObject
 from service.core.values import Event, Move, MoveGroup, OptionSpec, Outcome
 
 # A game's own kind of move (an int square, pit, line or cell; a tuple of cells): each engine's Position names it,
@@ -63,7 +64,7 @@ class Position(ABC, Generic[MoveT]):
         """The compact one-line text form; ``Game.parse_position(p.to_notation()) == p``."""
 
     @abstractmethod
-    def to_fields(self) -> dict[str, Any]:
+    def to_fields(self) -> JSONObject:
         """The structured form: a dict whose keys are the proto message's field names (snake_case)."""
 
     @abstractmethod
@@ -83,7 +84,7 @@ class Position(ABC, Generic[MoveT]):
         """The canonical notation of a move (round-trips through ``parse_move``)."""
 
     @abstractmethod
-    def move_to_fields(self, move: MoveT) -> dict[str, Any]:
+    def move_to_fields(self, move: MoveT) -> JSONObject:
         """The structured form of a move."""
 
     @abstractmethod
@@ -202,11 +203,11 @@ class Game(ABC):
         """Read the structured form (the proto message as a dict with snake_case keys, defaults filled in):
         InvalidPosition naming the field when impossible."""
 
-    def default_options(self) -> dict[str, Any]:
+    def default_options(self) -> JSONObject:
         """Every option at its default."""
         return {spec.name: spec.default for spec in self.options}
 
-    def checked_options(self, given: Mapping[str, object]) -> dict[str, object]:
+    def checked_options(self, given: Mapping[str, object]) -> JSONObject:
         """``given`` checked against the declared specs, the rest at their defaults. InvalidOption's field is
         the option's name."""
         specs = {spec.name: spec for spec in self.options}

@@ -16,9 +16,11 @@ from __future__ import annotations
 
 import array
 import json
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+
+from service.core.jsonvalue import JSONObject
 
 MAX_DEPTH = 64  # deepest node the table has a row for (deeper nodes use its last row)
 FIELDS = 4  # shallow depth, a, b, margin per row of ``table()``
@@ -82,7 +84,7 @@ class Selectivity:
                 out.extend(found if found is not None else (0.0, 0.0, 0.0, 0.0))
         return out
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> JSONObject:
         return {
             "edges": list(self.edges),
             "slopes": list(self.slopes),
@@ -94,11 +96,11 @@ class Selectivity:
         }
 
     @classmethod
-    def from_json(cls, data: dict[str, Any]) -> Selectivity:
-        edges = tuple(int(e) for e in data["edges"])
-        slopes = tuple(float(a) for a in data["slopes"])
-        intercepts = tuple(float(b) for b in data["intercepts"])
-        spread = tuple(float(c) for c in data["spread"])
+    def from_json(cls, data: Mapping[str, object]) -> Selectivity:
+        edges = tuple(int(e) for e in _numbers(data, "edges"))
+        slopes = tuple(float(a) for a in _numbers(data, "slopes"))
+        intercepts = tuple(float(b) for b in _numbers(data, "intercepts"))
+        spread = tuple(float(c) for c in _numbers(data, "spread"))
         if not edges or len(slopes) != len(edges) or len(intercepts) != len(edges) or len(spread) != 4:
             raise ValueError("a selectivity model needs one slope and intercept per stage edge and 4 spread terms")
         if any(a <= 0 for a in slopes):
@@ -108,11 +110,27 @@ class Selectivity:
             slopes,
             intercepts,
             (spread[0], spread[1], spread[2], spread[3]),
-            float(data.get("width", 1.5)),
-            int(data.get("min_depth", 3)),
-            int(data.get("fitted_depth", 11)),
+            float(_number(data, "width", 1.5)),
+            int(_number(data, "min_depth", 3)),
+            int(_number(data, "fitted_depth", 11)),
         )
 
     @classmethod
     def read(cls, path: Path) -> Selectivity:
         return cls.from_json(json.loads(path.read_text()))
+
+
+def _numbers(data: Mapping[str, object], key: str) -> Sequence[int | float]:
+    """A model file's list of numbers ``key``, or ValueError."""
+    values = data[key]
+    if not isinstance(values, list | tuple) or not all(isinstance(value, int | float) for value in values):
+        raise ValueError(f"a selectivity model's {key} must be a list of numbers")
+    return values
+
+
+def _number(data: Mapping[str, object], key: str, default: float) -> int | float:
+    """A model file's number ``key`` (``default`` when absent), or ValueError."""
+    value = data.get(key, default)
+    if not isinstance(value, int | float):
+        raise ValueError(f"a selectivity model's {key} must be a number")
+    return value

@@ -20,8 +20,8 @@ import math
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
-from typing import Any
 
+from service.core.jsonvalue import JSONObject
 from service.levels import data_files
 
 DATA = Path(__file__).resolve().parent / "data" / "winchance"
@@ -49,7 +49,7 @@ class WinChance:
         a0, a1, a2 = self.slope
         return b0 + b1 * s + value * (a0 + a1 * s + a2 * s * s)
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> JSONObject:
         return {"offset": list(self.offset), "slope": list(self.slope)}
 
 

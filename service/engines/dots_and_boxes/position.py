@@ -18,11 +18,12 @@ Choices where the rules are silent:
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any, NewType, cast
+from typing import NewType, cast
 
 from service.core.bits import set_bits
 from service.core.contract import Position, is_int
 from service.core.errors import GameOverError, IllegalMove, InvalidMove
+from service.core.jsonvalue import JSONObject
 from service.core.values import Event, Outcome
 from service.engines.dots_and_boxes.chains import estimate_rest, play_moves
 from service.engines.dots_and_boxes.geometry import Geometry
@@ -198,7 +199,7 @@ class DotsAndBoxesPosition(Position[DotsAndBoxesMove]):
             text += f" pie={self._pie} phase={self.phase} colour={colour} seat1={seat1}"
         return text
 
-    def to_fields(self) -> dict[str, Any]:
+    def to_fields(self) -> JSONObject:
         g = self._geo
         return {
             "rows": g.rows,
@@ -277,7 +278,7 @@ class DotsAndBoxesPosition(Position[DotsAndBoxesMove]):
             return _WORDS[move]
         return self._geo.line_names[move]
 
-    def move_to_fields(self, move: DotsAndBoxesMove) -> dict[str, Any]:
+    def move_to_fields(self, move: DotsAndBoxesMove) -> JSONObject:
         if move < 0:
             return {"line": "", "pie": _WORDS[move]}
         return {"line": self._geo.line_names[move], "pie": ""}

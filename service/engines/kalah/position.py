@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from typing import Any, NewType, cast
+from typing import NewType, cast
 
 from service.core.contract import Position, is_int
 from service.core.errors import GameOverError, IllegalMove, InvalidMove
+from service.core.jsonvalue import JSONObject
 from service.core.values import Event, Outcome
 
 # A Kalah move: the number of the mover's pit sown, 1 to the pits a side (from the mover's left).
@@ -137,7 +138,7 @@ class KalahPosition(Position[KalahMove]):
         seat = str(self._to_move) if self._to_move else "-"
         return f"{south}/{north} {seat} seeds={self._seeds}"
 
-    def to_fields(self) -> dict[str, Any]:
+    def to_fields(self) -> JSONObject:
         n = self._pits
         return {
             "pits": list(self._board[0:n]) + list(self._board[n + 1 : 2 * n + 1]),
@@ -193,7 +194,7 @@ class KalahPosition(Position[KalahMove]):
     def move_notation(self, move: KalahMove) -> str:
         return str(move)
 
-    def move_to_fields(self, move: KalahMove) -> dict[str, Any]:
+    def move_to_fields(self, move: KalahMove) -> JSONObject:
         return {"pit": move}
 
     def apply(self, move: KalahMove) -> tuple[KalahPosition, list[Event]]:

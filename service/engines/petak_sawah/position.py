@@ -4,10 +4,11 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, NewType, cast
+from typing import NewType, cast
 
 from service.core.contract import Position
 from service.core.errors import GameOverError, IllegalMove, InvalidMove
+from service.core.jsonvalue import JSONObject
 from service.core.values import Event, Outcome
 from service.engines.petak_sawah.board import EMPTY, ROCK, Board
 
@@ -104,7 +105,7 @@ class PetakSawahPosition(Position[PetakSawahMove]):
         seat = str(self.to_move) if self.to_move else "-"
         return f"{''.join(chars)} {seat} opener={self.opener}"
 
-    def to_fields(self) -> dict[str, Any]:
+    def to_fields(self) -> JSONObject:
         """The ``PetakSawahPosition`` message as a dict; cell lists in board order."""
         board = self.board
         return {
@@ -154,7 +155,7 @@ class PetakSawahPosition(Position[PetakSawahMove]):
     def move_notation(self, move: PetakSawahMove) -> str:
         return self.board.names[move]
 
-    def move_to_fields(self, move: PetakSawahMove) -> dict[str, Any]:
+    def move_to_fields(self, move: PetakSawahMove) -> JSONObject:
         return {"cell": self.board.names[move]}
 
     def points_for(self, move: PetakSawahMove) -> int:

@@ -50,6 +50,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from service.core.jsonvalue import JSONObject
+
 SIZE = 8  # the only board size with learned weights
 FORMAT = "gamerules-reversi-patterns"
 VERSION = 2  # of the layout: families, their square order and sizes, stages, the file format (2: the bias by count)
@@ -269,7 +271,7 @@ class Weights:
         return int(self.header["version"])
 
 
-def layout() -> dict[str, Any]:
+def layout() -> JSONObject:
     """The header fields that must match this code for a table to be read by it."""
     return {
         "format": FORMAT,
@@ -281,7 +283,7 @@ def layout() -> dict[str, Any]:
     }
 
 
-def dump_weights(path: Path, table: Iterable[int], trained: dict[str, Any]) -> None:
+def dump_weights(path: Path, table: Iterable[int], trained: JSONObject) -> None:
     """Write ``table`` (``TABLE_SIZE`` ints within int16) with the header; ``trained`` says how it was made.
     The bytes depend only on the table and ``trained`` (gzip's timestamp is fixed), so a training run
     reproduces its file bit for bit."""

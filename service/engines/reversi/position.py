@@ -4,11 +4,12 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any, NewType, cast
+from typing import NewType, cast
 
 from service.core.bits import set_bits
 from service.core.contract import Position, is_int
 from service.core.errors import GameOverError, IllegalMove, InvalidMove
+from service.core.jsonvalue import JSONObject
 from service.core.values import Event, Outcome
 from service.engines.reversi.bitboards import (
     BLACK_CHAR,
@@ -129,7 +130,7 @@ class ReversiPosition(Position[ReversiMove]):
         to_move = str(self.to_move) if self.to_move else "-"
         return f"{'/'.join(self.board_rows())} {to_move} black={self.black_seat}"
 
-    def to_fields(self) -> dict[str, Any]:
+    def to_fields(self) -> JSONObject:
         return {"board": self.board_rows(), "to_move": self.to_move, "black_seat": self.black_seat}
 
     # --- moves ---
@@ -198,7 +199,7 @@ class ReversiPosition(Position[ReversiMove]):
             return "pass"
         return self._geo.names[move]
 
-    def move_to_fields(self, move: ReversiMove) -> dict[str, Any]:
+    def move_to_fields(self, move: ReversiMove) -> JSONObject:
         if move == PASS:
             return {"square": "", "is_pass": True}
         return {"square": self._geo.names[move], "is_pass": False}

@@ -23,11 +23,12 @@ from __future__ import annotations
 import random
 from collections.abc import Mapping, Sequence
 from math import comb
-from typing import Any, cast
+from typing import cast
 
 from service.core.bits import set_bits
 from service.core.contract import Position
 from service.core.errors import GameOverError, IllegalMove, InvalidMove, RulesError
+from service.core.jsonvalue import JSONObject
 from service.core.values import Event, MoveGroup, Outcome
 from service.engines.strands.groups import compare_group_sizes, sorted_group_sizes
 from service.engines.strands.layouts import Layout, cell_bit
@@ -146,7 +147,7 @@ class StrandsPosition(Position[StrandsMove]):
         seat = str(self._to_move) if self._to_move else "-"
         return f"{layout.rows} {'/'.join(rows)} {seat} exact={int(self.exact_count)}"
 
-    def to_fields(self) -> dict[str, Any]:
+    def to_fields(self) -> JSONObject:
         return {
             "labels": self.layout.rows,
             "black": self.layout.cell_names(self.black),
@@ -249,7 +250,7 @@ class StrandsPosition(Position[StrandsMove]):
     def move_notation(self, move: StrandsMove) -> str:
         return ",".join(self.layout.names[b] for b in sorted(move))
 
-    def move_to_fields(self, move: StrandsMove) -> dict[str, Any]:
+    def move_to_fields(self, move: StrandsMove) -> JSONObject:
         return {"cells": [self.layout.names[b] for b in sorted(move)]}
 
     def _check(self, move: object) -> int:
