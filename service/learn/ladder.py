@@ -41,7 +41,7 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NotRequired, TypedDict
 
 import numpy as np
 
@@ -77,6 +77,59 @@ class Result:
     moves: tuple[Any, ...]
     spent: tuple[float, float]  # CPU seconds of seat 1 and seat 2
     moved: tuple[int, int]
+
+
+# --- the file's records (``service/levels/data/ladder/<game-id>.json``) ---
+
+
+class PairScore(TypedDict):
+    """A pair of the schedule: its games and the second player's score with its 95 % interval."""
+
+    low: str
+    high: str
+    games: int
+    score: float
+    interval: list[float]
+
+
+class Calibration(TypedDict):
+    """The rungs' judged moves counted by band of lost win chance (``performance.LOSS_BANDS``)."""
+
+    form: str
+    bands: list[float]
+    counts: dict[str, list[int]]
+    seats: dict[str, int]
+    reviewed_games: NotRequired[int]
+
+
+class SampleRecord(TypedDict):
+    pairs_per_step: int
+    games: int
+    opening_plies: int
+    seed: int
+    reviewed_games: int
+    wall_s: int
+
+
+class Rating(TypedDict):
+    rating: float
+    low: float
+    high: float
+
+
+class Record(TypedDict):
+    """A game's file: the command, the sample, the ratings, the schedule's scores and the calibration."""
+
+    game: str
+    command: str
+    date: str
+    sample: SampleRecord
+    scale: str
+    ladder: list[str]
+    ratings: dict[str, Rating]
+    pairs: list[PairScore]
+    ms_per_move: dict[str, float]
+    performance: Calibration | None
 
 
 def anchor_move(name: str, position: Position[MoveT], rng: random.Random) -> MoveT:
@@ -198,9 +251,9 @@ def fit(results: Sequence[Result], anchor: str = RANDOM) -> dict[str, tuple[floa
     return out
 
 
-def pair_scores(results: Sequence[Result], game_id: str, pairs: int) -> list[dict[str, Any]]:
+def pair_scores(results: Sequence[Result], game_id: str, pairs: int) -> list[PairScore]:
     """Per pair of the schedule: games, the second player's score and its Wilson 95 % interval."""
-    rows = []
+    rows: list[PairScore] = []
     for low, high, _count in schedule(game_id, pairs):
         scores = [r.score1 if r.seat1 == high else 1.0 - r.score1 for r in results if {r.seat1, r.seat2} == {low, high}]
         share = sum(scores) / len(scores)
@@ -254,7 +307,7 @@ def review_task(task: tuple[str, Result]) -> list[tuple[str, list[float]]]:
     return out
 
 
-def calibrate(rows: Sequence[tuple[str, Sequence[float]]], rungs: Sequence[str]) -> dict[str, Any]:
+def calibrate(rows: Sequence[tuple[str, Sequence[float]]], rungs: Sequence[str]) -> Calibration:
     """How often each rung's judged moves lose each band of win chance (``performance.LOSS_BANDS``), counted over the
     reviewed seats of the rungs: what a review's performance rating weighs a seat's moves by."""
     counts = {name: [0] * (len(performance.LOSS_BANDS) + 2) for name in rungs}
@@ -289,7 +342,7 @@ def reviewed_count(game_id: str, args: argparse.Namespace) -> int:
     return args.reviewed if args.reviewed is not None else REVIEWED_BY_GAME.get(game_id, REVIEWED)
 
 
-def calibration(game_id: str, count: int, seed: int, pool: multiprocessing.pool.Pool) -> dict[str, Any] | None:
+def calibration(game_id: str, count: int, seed: int, pool: multiprocessing.pool.Pool) -> Calibration | None:
     """The performance calibration of ``game_id`` from ``count`` reviewed games a step (None: none reviewed)."""
     if count <= 0:
         return None
@@ -301,7 +354,7 @@ def calibration(game_id: str, count: int, seed: int, pool: multiprocessing.pool.
 # --- the run ---
 
 
-def run(game_id: str, args: argparse.Namespace, pool: multiprocessing.pool.Pool) -> dict[str, Any]:
+def run(game_id: str, args: argparse.Namespace, pool: multiprocessing.pool.Pool) -> Record:
     began = time.time()
     results: list[Result] = list(pool.imap(play, tasks(game_id, args.pairs, args.seed), chunksize=4))
     played = time.time() - began
@@ -397,7 +450,7 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
-def summary(record: dict[str, Any]) -> str:
+def summary(record: Record) -> str:
     lines = [f"{record['game']}: {record['sample']['games']} games in {record['sample']['wall_s']} s"]
     for name, entry in record["ratings"].items():
         ms = record["ms_per_move"].get(name, 0.0)
@@ -418,7 +471,7 @@ def shipped(game_id: str, out_dir: Path | None) -> Path:
 HEADING = "## Rated ladder"
 
 
-def page_section(record: dict[str, Any]) -> str:
+def page_section(record: Record) -> str:
     """The "Rated ladder" section of a game's page (``docs/games/<id>.md``) from its measured file: what the rungs
     are, the table of the ladder, the other levels and anchors on the same scale, and the review's calibration."""
     game_id = record["game"]
@@ -496,7 +549,7 @@ def page_section(record: dict[str, Any]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def write_page(record: dict[str, Any]) -> None:
+def write_page(record: Record) -> None:
     """Put ``page_section`` in the game's page (its registration's): in place of its "Rated ladder" section,
     else before its "Win chance" section."""
     path = BY_ID[record["game"]].page

@@ -27,11 +27,11 @@ import sys
 import time
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 
 from service.core import Limits
+from service.core.jsonvalue import JSONObject
 from service.core.selectivity import Selectivity, shallow_depth
 from service.engines.reversi import ReversiPosition
 from service.learn.reversi import self_play
@@ -59,10 +59,11 @@ def sample(games: int, seed: int) -> list[ReversiPosition]:
     return out[::EVERY]
 
 
-def fit(rows: list[tuple[int, list[float]]], depth: int) -> tuple[Selectivity, dict[str, Any]]:
+def fit(rows: list[tuple[int, list[float]]], depth: int) -> tuple[Selectivity, JSONObject]:
     """The model of the module docstring from each position's (stage, values by depth)."""
     slopes, intercepts, cells = [], [], []
-    report: dict[str, Any] = {"buckets": []}
+    buckets: list[JSONObject] = []
+    report: JSONObject = {"buckets": buckets}
     for i, edge in enumerate(EDGES):
         top = EDGES[i + 1] if i + 1 < len(EDGES) else 1000
         mine = [(s, v) for s, v in rows if edge <= s < top]
@@ -80,13 +81,16 @@ def fit(rows: list[tuple[int, list[float]]], depth: int) -> tuple[Selectivity, d
             sigma = float(np.sqrt(np.mean([r * r for r, _ in cell])))
             cells.append((float(np.mean([s for _, s in cell])), d, shallow_depth(d), sigma, len(cell)))
             by_depth.append(round(sigma, 2))
-        report["buckets"].append(
+        buckets.append(
             {
                 "from_stage": edge,
                 "positions": len(mine),
                 "a": round(float(a), 4),
                 "b": round(float(b), 3),
-                "sigma_by_depth": dict(zip(range(MIN_DEPTH, depth + 1), by_depth, strict=True)),
+                # JSON's keys are text: the depths as json.dumps would write them
+                "sigma_by_depth": {
+                    str(d): sigma for d, sigma in zip(range(MIN_DEPTH, depth + 1), by_depth, strict=True)
+                },
             }
         )
     features = np.array([[1.0, s, d, sd] for s, d, sd, _, _ in cells])

@@ -51,6 +51,7 @@ from typing import Any, NamedTuple
 import numpy as np
 from scipy import sparse
 
+from service.core.jsonvalue import JSONObject
 from service.core.values import Limits
 from service.engines.reversi import GAME, ReversiPosition
 from service.engines.reversi.patterns import (
@@ -94,7 +95,7 @@ class Config:
     smooth: int = 1  # a second pass fits each stage on the positions of the stages within ``smooth`` of it too
     prior: bool = True  # the ridge pulls a stage's weights towards its neighbours' rather than towards zero
 
-    def record(self) -> dict[str, Any]:
+    def record(self) -> JSONObject:
         """The configuration as the weights file's header keeps it (JSON: lists for tuples)."""
         return {**asdict(self), "search_depths": list(self.search_depths)}
 
@@ -402,7 +403,7 @@ def _fit_stages(
             on_stage(len(stages) - 1, table)
 
 
-def _labelling(config: Config) -> dict[str, Any]:
+def _labelling(config: Config) -> JSONObject:
     """What a stage's labels depend on: the configuration but the second pass (``smooth``), which takes the
     labels as they are."""
     record = config.record()

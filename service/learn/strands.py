@@ -28,6 +28,7 @@ from typing import Any
 import numpy as np
 
 from service.core.errors import InvalidPosition
+from service.core.jsonvalue import JSONObject
 from service.core.values import Limits, Move
 from service.engines.strands import GAME, StrandsMove, StrandsPosition
 from service.engines.strands.layouts import parse_rows
@@ -102,13 +103,13 @@ def scores(predicted: np.ndarray, y: np.ndarray) -> dict[str, float]:
     }
 
 
-def fit(games: list[list[Sample]]) -> tuple[np.ndarray, dict[str, Any]]:
+def fit(games: list[list[Sample]]) -> tuple[np.ndarray, JSONObject]:
     train = [s for i, g in enumerate(games) if i % HELD_OUT for s in g]
     held = [s for i, g in enumerate(games) if not i % HELD_OUT for s in g]
     x, y, _ = design(train)
     w = ridge(x, y)
     hx, hy, hand = design(held)
-    report = {
+    report: JSONObject = {
         "train_positions": len(train),
         "held_out_positions": len(held),
         "held_out_learned": scores(hx @ w, hy),

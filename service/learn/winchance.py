@@ -35,7 +35,7 @@ import time
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, NotRequired, TypedDict
 
 import numpy as np
 
@@ -88,6 +88,90 @@ PLANS: dict[str, Plan] = {
     ),
 }
 DEFAULT_PLAN = Plan(rounds=20)
+
+
+# --- the file's records (``service/levels/data/winchance/<game-id>.json``) ---
+
+# A tenth of predicted chance held out: the figures only where it has positions.
+CalibrationRow = TypedDict(
+    "CalibrationRow",
+    {
+        "from": float,
+        "to": float,
+        "positions": int,
+        "predicted": NotRequired[float],
+        "observed": NotRequired[float],
+        "standard_error": NotRequired[float],
+    },
+)
+LargestGap = TypedDict("LargestGap", {"gap": float, "from": float, "standard_error": float})
+
+
+class ModelRecord(TypedDict):
+    offset: list[float]
+    slope: list[float]
+
+
+class LogLoss(TypedDict):
+    train: float
+    held_out: float
+    stageless_held_out: float
+
+
+class Stageless(TypedDict):
+    offset: float
+    slope: float
+
+
+class Targets(TypedDict):
+    every_tenth_within: float
+    calibration_met: bool
+    beats_stageless: bool
+
+
+class FitReport(TypedDict):
+    log_loss: LogLoss
+    slope_terms: int
+    stageless: Stageless
+    calibration: list[CalibrationRow]
+    largest_gap: LargestGap
+    targets: Targets
+
+
+class ScaleCheck(TypedDict):
+    positions: int
+    slope_own_on_label: NotRequired[float]
+    mean_difference: NotRequired[float]
+    rms_difference: NotRequired[float]
+    rms_value: NotRequired[float]
+
+
+class SampleRecord(TypedDict):
+    seed: int
+    games: int
+    rounds: int
+    pairings: dict[str, int]
+    random_opening_plies: int
+    labels: str
+    strongest_plays_with: str
+    why: str | None
+    positions: int
+    proved_skipped: int
+    held_out: str
+    held_out_games: int
+    held_out_positions: int
+    label_scale: NotRequired[ScaleCheck]
+
+
+class Record(TypedDict):
+    """A game's file: its model, how it was made, and the fit's figures."""
+
+    game: str
+    model: ModelRecord
+    command: str
+    date: str
+    sample: SampleRecord
+    fit: FitReport
 
 
 @dataclass(slots=True)
@@ -226,7 +310,7 @@ def log_loss(p: np.ndarray, y: np.ndarray) -> float:
     return float(-np.mean(y * np.log(q) + (1 - y) * np.log(1 - q)))
 
 
-def calibration(p: np.ndarray, y: np.ndarray, games: np.ndarray) -> list[dict[str, Any]]:
+def calibration(p: np.ndarray, y: np.ndarray, games: np.ndarray) -> list[CalibrationRow]:
     """Per tenth of predicted chance: its mean prediction, the observed mean score, the positions, and the
     standard error of the gap between them (clustered by game: a game's positions share its end)."""
     rows = []
@@ -234,7 +318,7 @@ def calibration(p: np.ndarray, y: np.ndarray, games: np.ndarray) -> list[dict[st
     for b in range(BINS):
         mine = which == b
         n = int(mine.sum())
-        row: dict[str, Any] = {"from": b / BINS, "to": (b + 1) / BINS, "positions": n}
+        row: CalibrationRow = {"from": b / BINS, "to": (b + 1) / BINS, "positions": n}
         if n:
             residual = y[mine] - p[mine]
             gap = float(residual.mean())
@@ -251,7 +335,7 @@ def calibration(p: np.ndarray, y: np.ndarray, games: np.ndarray) -> list[dict[st
     return rows
 
 
-def largest_gap(rows: list[dict[str, Any]]) -> dict[str, Any]:
+def largest_gap(rows: list[CalibrationRow]) -> LargestGap:
     """The tenth whose observed score is furthest from its prediction."""
     worst = max((r for r in rows if r["positions"]), key=lambda r: abs(r["observed"] - r["predicted"]))
     return {
@@ -261,7 +345,7 @@ def largest_gap(rows: list[dict[str, Any]]) -> dict[str, Any]:
     }
 
 
-def fit(sample: Sample) -> tuple[dict[str, Any], dict[str, Any]]:
+def fit(sample: Sample) -> tuple[ModelRecord, FitReport]:
     """The model (``{"offset", "slope"}``) and the fit's figures from ``sample``."""
     games, stages, values, scores = sample.arrays()
     held = games % HOLD_OUT == HOLD_OUT - 1
@@ -273,11 +357,11 @@ def fit(sample: Sample) -> tuple[dict[str, Any], dict[str, Any]]:
     chance = sigmoid(features(stages, values) @ w)
     flat_chance = sigmoid(features(stages, values, staged=False) @ flat)
     rows = calibration(chance[held], scores[held], games[held])
-    model = {"offset": [float(w[0]), float(w[1])], "slope": [float(w[2]), float(w[3]), float(w[4])]}
+    model: ModelRecord = {"offset": [float(w[0]), float(w[1])], "slope": [float(w[2]), float(w[3]), float(w[4])]}
     held_loss = log_loss(chance[held], scores[held])
     flat_loss = log_loss(flat_chance[held], scores[held])
     worst = largest_gap(rows)
-    report = {
+    report: FitReport = {
         "log_loss": {
             "train": round(log_loss(chance[train], scores[train]), 4),
             "held_out": round(held_loss, 4),
@@ -299,7 +383,7 @@ def fit(sample: Sample) -> tuple[dict[str, Any], dict[str, Any]]:
 # --- the labels' scale (Strands) ---
 
 
-def scale_check(game_id: str, sample_positions: list[Position[Any]], plan: Plan) -> dict[str, Any]:
+def scale_check(game_id: str, sample_positions: list[Position[Any]], plan: Plan) -> ScaleCheck:
     """The plan's labels against the strongest level's own budget on ``sample_positions``: the slope of the own
     values on the plan's (through the origin), the mean difference and its spread."""
     levels = LEVELS[game_id]
@@ -350,9 +434,7 @@ def describe_limits(game_id: str, limits: Limits | None) -> str:
     return f"{budget} ({'its own' if limits is None else 'given by the plan'})"
 
 
-def write(
-    game_id: str, sample: Sample, plan: Plan, args: argparse.Namespace, command: str, out: Path | None
-) -> dict[str, Any]:
+def write(game_id: str, sample: Sample, plan: Plan, args: argparse.Namespace, command: str, out: Path | None) -> Record:
     model, report = fit(sample)
     games, *_ = sample.arrays()
     held = games % HOLD_OUT == HOLD_OUT - 1
@@ -361,7 +443,7 @@ def write(
         f"{levels.strongest}, purpose analysis, seed 0, {describe_limits(game_id, plan.label)}; "
         f"the mover's view, in the game's units"
     )
-    record: dict[str, Any] = {
+    record: Record = {
         "game": game_id,
         "model": model,
         "command": command,
@@ -393,7 +475,7 @@ def write(
     return record
 
 
-def summary(record: dict[str, Any]) -> str:
+def summary(record: Record) -> str:
     fit_ = record["fit"]
     loss = fit_["log_loss"]
     worst = fit_["largest_gap"]
