@@ -22,7 +22,7 @@ from service.api import protojson
 from service.api.errors import from_rules_error, invalid
 from service.api.limits import MAX_NOTATION
 from service.api.required import check_required
-from service.core.contract import Game, option_value
+from service.core.contract import Game, MoveT, PositionT, option_value
 from service.core.jsonvalue import JSONObject
 from service.levels.driver import GameLevels
 
@@ -82,7 +82,7 @@ def decode_position(game: Game, message: pb.Position, field: str = "position") -
     return found
 
 
-def encode_position(game: Game, position: core.Position[Any]) -> pb.Position:
+def encode_position(game: Game, position: core.Position[MoveT]) -> pb.Position:
     # The message constructor takes the fields dict directly: ten times faster than json_format.ParseDict,
     # which matters when a page holds a thousand moves.
     return pb.Position(notation=position.to_notation(), **{oneof_name(game): position.to_fields()})
@@ -91,7 +91,7 @@ def encode_position(game: Game, position: core.Position[Any]) -> pb.Position:
 # --- moves -----------------------------------------------------------------------------------------
 
 
-def decode_move(game: Game, position: core.Position[Any], message: pb.Move, field: str = "move") -> core.Move:
+def decode_move(game: Game, position: core.Position[MoveT], message: pb.Move, field: str = "move") -> MoveT:
     which = message.WhichOneof("game")
     own = oneof_name(game)
     if which is not None and which != own:
@@ -109,14 +109,15 @@ def decode_move(game: Game, position: core.Position[Any], message: pb.Move, fiel
             from_struct = position.move_from_fields(_fields_of(getattr(message, own)))
     except core.RulesError as error:
         raise from_rules_error(error, f"{field}.{own}") from None
-    if from_text is None and from_struct is None:
-        raise invalid(field, "a move is required: give its notation or its structured form", "INVALID_MOVE")
     if from_text is not None and from_struct is not None and from_text != from_struct:
         raise invalid(field, f"notation and {own} describe different moves", "INVALID_MOVE")
-    return from_text if from_text is not None else from_struct
+    move = from_text if from_text is not None else from_struct
+    if move is None:
+        raise invalid(field, "a move is required: give its notation or its structured form", "INVALID_MOVE")
+    return move
 
 
-def encode_move(game: Game, position: core.Position[Any], move: core.Move) -> pb.Move:
+def encode_move(game: Game, position: core.Position[MoveT], move: MoveT) -> pb.Move:
     return pb.Move(notation=position.move_notation(move), **{oneof_name(game): position.move_to_fields(move)})
 
 
@@ -125,7 +126,7 @@ def encode_chance(chance: float) -> float:
     return round(chance, 4)
 
 
-def encode_line(game: Game, position: core.Position[Any], moves: Sequence[core.Move]) -> list[pb.Move]:
+def encode_line(game: Game, position: core.Position[MoveT], moves: Sequence[MoveT]) -> list[pb.Move]:
     """A line of moves (a principal variation), each encoded in the position it is played from."""
     encoded = []
     for move in moves:
@@ -149,7 +150,7 @@ def encode_limits(limits: core.Limits) -> pb.SearchLimits:
     )
 
 
-def encode_game(game: Game, levels: GameLevels[Any, Any]) -> pb.Game:
+def encode_game(game: Game, levels: GameLevels[PositionT, MoveT]) -> pb.Game:
     message = pb.Game(
         name=f"games/{game.id}",
         id=game.id,

@@ -285,7 +285,7 @@ def judged(game_id: str, result: Result) -> tuple[list[Position[Any]], list[PlyR
         position = position.play(move)
         positions.append(position)
 
-    def search(at: Position[Any]) -> SearchResult | None:
+    def search(at: Position[MoveT]) -> SearchResult | None:
         return levels.best_move(at, levels.strongest, levels.judge, 0, purpose="analysis")
 
     # From the opening on: its random moves are the schedule's, not the players'.

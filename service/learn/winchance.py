@@ -33,13 +33,14 @@ import shlex
 import sys
 import time
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, NotRequired, TypedDict
 
 import numpy as np
 
-from service.core.contract import Game, Position
+from service.core.contract import Game, MoveT, Position
 from service.core.values import Limits, SearchResult
 from service.games import REGISTRATIONS
 from service.levels import GameLevels, winchance
@@ -202,7 +203,7 @@ def score(final: float) -> float:
     return 1.0 if final > 0 else 0.0 if final < 0 else 0.5
 
 
-def label(game_id: str, position: Position[Any], plan: Plan) -> SearchResult:
+def label(game_id: str, position: Position[MoveT], plan: Plan) -> SearchResult:
     """The labelling search's answer: the strongest level, for analysis, at the plan's budget."""
     levels = LEVELS[game_id]
     return levels.best_move(position, level=levels.strongest, limits=plan.label, seed=0, purpose="analysis")
@@ -383,7 +384,7 @@ def fit(sample: Sample) -> tuple[ModelRecord, FitReport]:
 # --- the labels' scale (Strands) ---
 
 
-def scale_check(game_id: str, sample_positions: list[Position[Any]], plan: Plan) -> ScaleCheck:
+def scale_check(game_id: str, sample_positions: Sequence[Position[MoveT]], plan: Plan) -> ScaleCheck:
     """The plan's labels against the strongest level's own budget on ``sample_positions``: the slope of the own
     values on the plan's (through the origin), the mean difference and its spread."""
     levels = LEVELS[game_id]

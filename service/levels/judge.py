@@ -18,8 +18,8 @@ from __future__ import annotations
 import math
 import time
 from dataclasses import dataclass
-from typing import Any
 
+from service.core.contract import MoveT, PositionT
 from service.core.values import Limits
 from service.levels.driver import GameLevels
 from service.search.deadline import given_limit
@@ -80,7 +80,7 @@ def share_ms(seconds_left: float, searches_left: int, cap_ms: int | None) -> int
 
 
 def plan_review(
-    levels: GameLevels[Any, Any], level: str | None, limits: Limits | None, searches: int, seconds: float
+    levels: GameLevels[PositionT, MoveT], level: str | None, limits: Limits | None, searches: int, seconds: float
 ) -> ReviewPlan:
     """The plan of a review of ``searches`` searches with ``seconds`` for them (a call with no deadline plans
     for ``DEFAULT_REVIEW_S``): the judge when neither ``level`` nor ``limits`` is given, else the level (default:

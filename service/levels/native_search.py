@@ -9,9 +9,8 @@ The limits it takes are the call's ``Budget.limits`` (``budget.py``: the budget 
 from __future__ import annotations
 
 import time
-from typing import Any
 
-from service.core.contract import Position
+from service.core.contract import MoveT, Position
 from service.core.selectivity import Selectivity
 from service.core.values import Limits, SearchResult, StopSignal
 from service.levels.budget import TRY_SHARE, Budget, Plan
@@ -28,7 +27,7 @@ NATIVE_NODE_WEIGHT = 1
 
 
 def native_search(
-    position: Position[Any],
+    position: Position[MoveT],
     limits: Limits,
     stop: StopSignal,
     top_n: int,
@@ -54,7 +53,7 @@ def native_search(
 
 
 def planned_search(
-    position: Position[Any],
+    position: Position[MoveT],
     budget: Budget,
     plan: Plan,
     stop: StopSignal,

@@ -22,9 +22,9 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Generic
 
-from service.core.contract import Position
+from service.core.contract import MoveT, Position
 from service.core.values import Move, SearchResult
 from service.levels.winchance import WinChance
 
@@ -33,7 +33,7 @@ JUDGEMENTS = (BEST, EXCELLENT, GOOD, INACCURACY, MISTAKE, BLUNDER)
 SWINGS = 3  # the plies the summary names as the game's largest swings
 
 # The search of one position in analysis mode; None once there is no time left to search it.
-Search = Callable[[Position[Any]], SearchResult | None]
+Search = Callable[[Position[MoveT]], SearchResult | None]
 
 
 @dataclass(frozen=True, slots=True)
@@ -131,7 +131,11 @@ class ReviewSummary:
 
 
 def review(
-    positions: Sequence[Position[Any]], moves: Sequence[Move], scale: ReviewScale, search: Search, chances: WinChance
+    positions: Sequence[Position[MoveT]],
+    moves: Sequence[Move],
+    scale: ReviewScale,
+    search: Search[MoveT],
+    chances: WinChance,
 ) -> Iterator[PlyReview | ReviewSummary]:
     """Yield a ``PlyReview`` per move, in order, then the ``ReviewSummary``. ``positions[k]`` is the position
     ``moves[k]`` was played in and ``positions[len(moves)]`` the one after the last move (the moves are legal:
@@ -163,16 +167,16 @@ def collect(items: Iterable[PlyReview | ReviewSummary]) -> tuple[list[PlyReview]
     return plies, summary
 
 
-def searches_needed(positions: Sequence[Position[Any]]) -> int:
+def searches_needed(positions: Sequence[Position[MoveT]]) -> int:
     """How many of a game's positions a review searches, about: those with a choice of moves (a forced move's
     position is searched only when the move before it was not the best, to value it)."""
     return sum(1 for position in positions if position.to_move and position.legal_move_count() > 1)
 
 
-class _Walk:
+class _Walk(Generic[MoveT]):
     """The game's positions with each one's search, run at most once (None: no time was left for it)."""
 
-    def __init__(self, positions: Sequence[Position[Any]], search: Search) -> None:
+    def __init__(self, positions: Sequence[Position[MoveT]], search: Search[MoveT]) -> None:
         self.positions = positions
         self._search = search
         self._found: dict[int, SearchResult | None] = {}
@@ -196,7 +200,7 @@ class _Walk:
         return (found.value if after.to_move == seat else -found.value), found.exact
 
 
-def _judge(walk: _Walk, ply: int, move: Move, scale: ReviewScale, chances: WinChance) -> PlyReview | None:
+def _judge(walk: _Walk[MoveT], ply: int, move: Move, scale: ReviewScale, chances: WinChance) -> PlyReview | None:
     position = walk.positions[ply]
     seat, stage = position.to_move, position.stage()
     if position.legal_move_count() == 1:
@@ -269,7 +273,7 @@ def _at_least_excellent(judgement: str) -> str:
     return EXCELLENT if judgement == BEST else judgement
 
 
-def _worth_searching(walk: _Walk, index: int) -> bool:
+def _worth_searching(walk: _Walk[MoveT], index: int) -> bool:
     """Whether the position at ``index`` is searched for its own ply anyway (or is the end): a forced move's
     value then costs nothing more."""
     position = walk.positions[index]

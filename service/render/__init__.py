@@ -16,10 +16,9 @@ naming the option (``size``, ``theme``, ``last_move``, ``arrows[2]``).
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
 
 from service import core
-from service.core.contract import Position
+from service.core.contract import MoveT, Position
 from service.render.options import DEFAULT_SIZE, RenderOptions
 from service.render.svg import DEFAULT_THEME, THEMES, Theme
 from service.render.view import Step, View
@@ -43,7 +42,7 @@ def _theme(name: str) -> Theme:
     return theme
 
 
-def _steps(position: Position[Any], arrows: tuple[str, ...]) -> list[Step]:
+def _steps(position: Position[MoveT], arrows: tuple[str, ...]) -> list[Step]:
     """The arrows' moves played in turn from ``position``: each must be legal where it is played."""
     if len(arrows) > MAX_ARROWS:
         raise core.RulesError(f"{len(arrows)} moves; at most {MAX_ARROWS}", "arrows")
@@ -62,13 +61,13 @@ def _steps(position: Position[Any], arrows: tuple[str, ...]) -> list[Step]:
     return steps
 
 
-def _legal(position: Position[Any], wanted: bool) -> list[str]:
+def _legal(position: Position[MoveT], wanted: bool) -> list[str]:
     if not wanted or position.outcome() is not None or position.move_space() is not None:
         return []  # a game with a compact move space (Strands) marks cells, not whole moves
     return [position.move_notation(move) for move in position.legal_moves()]
 
 
-def render(draw: Draw, position: Position[Any], options: RenderOptions | None = None) -> str:
+def render(draw: Draw, position: Position[MoveT], options: RenderOptions | None = None) -> str:
     """The SVG image of ``position``, drawn by its game's ``draw`` (see the module docstring)."""
     options = options or RenderOptions()
     if not MIN_SIZE <= options.size <= MAX_SIZE:

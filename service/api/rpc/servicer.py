@@ -48,7 +48,7 @@ from service.api.limits import (
 from service.api.required import check_required
 from service.api.rpc import reviewing, searches
 from service.api.version import VERSION
-from service.core.contract import Game, PositionT
+from service.core.contract import Game, MoveT, PositionT
 from service.core.seeds import seeded_int
 from service.games import REGISTRATIONS, Registration
 from service.levels import GameLevels, judge
@@ -223,12 +223,12 @@ class GameRulesServicer(pb_grpc.GameRulesServicer):
             raise unknown_game(name, field, self._games)
         return game
 
-    def _token(self, position: core.Position[Any], offset: int) -> str:
+    def _token(self, position: core.Position[MoveT], offset: int) -> str:
         mac = hmac.new(self._config.page_token_key, f"{offset}|{position.to_notation()}".encode(), hashlib.sha256)
         raw = offset.to_bytes(8, "big") + mac.digest()[:12]
         return base64.urlsafe_b64encode(raw).decode().rstrip("=")
 
-    def _offset(self, position: core.Position[Any], token: str) -> int:
+    def _offset(self, position: core.Position[MoveT], token: str) -> int:
         """The offset a page token stands for; the token must have been made for this very position."""
         if not token:
             return 0
@@ -347,7 +347,7 @@ class GameRulesServicer(pb_grpc.GameRulesServicer):
             response.to_move = current.to_move
         return response
 
-    def _score(self, game: Game, position: core.Position[Any]) -> pb.ScoreResponse:
+    def _score(self, game: Game, position: core.Position[MoveT]) -> pb.ScoreResponse:
         outcome = position.outcome()
         response = pb.ScoreResponse(
             scores=list(position.scores()),
@@ -597,7 +597,7 @@ class GameRulesServicer(pb_grpc.GameRulesServicer):
         asked = pb.BestMoveRequest(game=request.game, level=plan.level, purpose="analysis")
         shares = judge.Shares(plan, planned_end)
 
-        def search(position: core.Position[Any]) -> core.SearchResult | None:
+        def search(position: core.Position[MoveT]) -> core.SearchResult | None:
             """One ply's search in a slot of its own (others' calls take their turns between plies), with the
             plan's share of the time left; None once the call's deadline leaves no time for one."""
             stop, end = self._call_stop(context, time.monotonic()), tail.search_end()
