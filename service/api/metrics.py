@@ -25,7 +25,6 @@ import threading
 import time
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any
 
 import grpc
 import prometheus_client
@@ -234,7 +233,7 @@ SCRAPE_IDLE_S = 10.0
 class _MetricsServer(http.server.ThreadingHTTPServer):
     daemon_threads = True
 
-    def handle_error(self, request: Any, client_address: Any) -> None:
+    def handle_error(self, request: object, client_address: object) -> None:
         pass  # a scraper that left, timed out or failed its handshake: not worth a traceback on stderr
 
 
@@ -268,7 +267,7 @@ def start_metrics_server(host: str, port: int, access: MetricsAccess = MetricsAc
             self.end_headers()
             self.wfile.write(body)
 
-        def log_message(self, format: str, *args: Any) -> None:
+        def log_message(self, format: str, *args: object) -> None:
             pass  # scrapes are not worth a log line each
 
     server = _MetricsServer((host, port), Handler, bind_and_activate=False)
@@ -304,9 +303,9 @@ class GrpcMetrics:
     given services created up front so dashboards see zeros, not gaps."""
 
     def __init__(self, services: Iterable[descriptor.ServiceDescriptor]) -> None:
-        self._started: dict[tuple[str, str], Any] = {}
-        self._handling: dict[tuple[str, str], Any] = {}
-        self._handled: dict[tuple[str, str, grpc.StatusCode], Any] = {}  # filled as codes occur
+        self._started: dict[tuple[str, str], Counter] = {}
+        self._handling: dict[tuple[str, str], Histogram] = {}
+        self._handled: dict[tuple[str, str, grpc.StatusCode], Counter] = {}  # filled as codes occur
         self._types: dict[tuple[str, str], str] = {}  # grpc_type: unary, or server_stream (AnalyzePosition)
         for service in services:
             for method in service.methods:
