@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, ClassVar
+from typing import ClassVar
 
-from service.core.contract import Game
+from service.core.contract import Game, int_option
 from service.core.errors import InvalidOption
 from service.core.values import OptionSpec
 from tests.tictactoe import notation
@@ -56,13 +56,13 @@ class TicTacToeGame(Game):
         "centre of 3x3), in either case. The cell must be empty; the mover is the seat to move."
     )
 
-    def new_position(self, options: Mapping[str, Any] | None = None, seed: str = "") -> TicTacToePosition:
+    def new_position(self, options: Mapping[str, object] | None = None, seed: str = "") -> TicTacToePosition:
         """``Game.new_position``, typed as this game's position."""
         return self.start_position(self.checked_options(options or {}), seed)
 
-    def start_position(self, options: Mapping[str, Any], seed: str) -> TicTacToePosition:
+    def start_position(self, options: Mapping[str, object], seed: str) -> TicTacToePosition:
         """The empty board, X (seat 1) to move; ``seed`` is unused (the game has no randomness)."""
-        rows, cols, k = options["rows"], options["cols"], options["k"]
+        rows, cols, k = int_option(options, "rows"), int_option(options, "cols"), int_option(options, "k")
         if k > max(rows, cols):
             raise InvalidOption(f"k is {k}, longer than the {rows}x{cols} board's longer side ({max(rows, cols)})", "k")
         return TicTacToePosition(geometry(rows, cols, k), 0, 0, 1, 0)
@@ -70,5 +70,5 @@ class TicTacToeGame(Game):
     def parse_position(self, text: str) -> TicTacToePosition:
         return notation.parse_position(text)
 
-    def position_from_fields(self, fields: Mapping[str, Any]) -> TicTacToePosition:
+    def position_from_fields(self, fields: Mapping[str, object]) -> TicTacToePosition:
         return notation.position_from_fields(fields)

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from typing import Any
 
 from service.core.errors import InvalidPosition, NotationError, RulesError
 from tests.tictactoe.position import (
@@ -155,7 +154,7 @@ def _whole(value: object, field: str) -> int:
     return int(value)
 
 
-def position_from_fields(fields: Mapping[str, Any]) -> TicTacToePosition:
+def position_from_fields(fields: Mapping[str, object]) -> TicTacToePosition:
     """``{"rows": 3, "cols": 3, "k": 3, "cells": "x.o.x....", "to_move": 2}``: a missing field reads as 0 or
     "", as proto3 sends it."""
     if not isinstance(fields, Mapping):

@@ -7,11 +7,12 @@ import string
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache
-from typing import Any, NewType, cast
+from typing import NewType, cast
 
 from service.core.bits import set_bits
 from service.core.contract import Position, is_int
 from service.core.errors import GameOverError, IllegalMove, InvalidMove
+from service.core.jsonvalue import JSONObject
 from service.core.values import Event, Outcome, ResultReason
 
 # A tic-tac-toe move: the index ``row * cols + col`` of the empty cell the mover marks.
@@ -162,7 +163,7 @@ class TicTacToePosition(Position[TicTacToeMove]):
         k = f" k={self._geo.k}" if self._geo.k != DEFAULT_K else ""
         return f"{'/'.join(self.board_rows())} {seat}{k}"
 
-    def to_fields(self) -> dict[str, Any]:
+    def to_fields(self) -> JSONObject:
         geo = self._geo
         return {
             "rows": geo.rows,
@@ -204,7 +205,7 @@ class TicTacToePosition(Position[TicTacToeMove]):
             raise InvalidMove(f"{text[:12]!r} is not a cell such as 'b2'")
         return self._cell(text, "")
 
-    def move_from_fields(self, fields: Mapping[str, Any]) -> TicTacToeMove:
+    def move_from_fields(self, fields: Mapping[str, object]) -> TicTacToeMove:
         """``{"cell": "b2"}``."""
         if not isinstance(fields, Mapping):
             raise InvalidMove("a move is an object with the field 'cell'")
@@ -221,7 +222,7 @@ class TicTacToePosition(Position[TicTacToeMove]):
     def move_notation(self, move: TicTacToeMove) -> str:
         return self._geo.names[move]
 
-    def move_to_fields(self, move: TicTacToeMove) -> dict[str, Any]:
+    def move_to_fields(self, move: TicTacToeMove) -> JSONObject:
         return {"cell": self._geo.names[move]}
 
     # --- playing ---
