@@ -43,7 +43,6 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from gamerules.v1 import gamerules_pb2 as pb
 from gamerules.v1 import gamerules_pb2_grpc as pb_grpc
-from service.api.rest import gateway_config
 
 HOST = "127.0.0.1"
 METHODS = ("LegalMoves", "ApplyMove", "BestMove")
@@ -366,7 +365,7 @@ def main(argv: list[str] | None = None) -> int:
     cores = os.cpu_count() or 1
     print(
         f"{cores} cores. Server: {cores} worker processes (one per core), the defaults otherwise; gateway: granian, "
-        f"{cores} workers x {gateway_config.DEFAULT_THREADS} threads;\n"
+        f"{cores} workers, each serving every request in its event loop;\n"
         f"load: {args.client_processes} client processes. All of them share the "
         f"same {cores} cores, so absolute numbers are far below a real deployment's (where the load comes from "
         "elsewhere);\ncompare the ratios. Each cell: "

@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from service.api.rest import gateway_config
-from service.api.rest.gateway import create_app
+from service.api.rest.gateway_local import local_client
 from service.api.rpc.server import ServerConfig, create_server
 from service.api.rpc.servicer import GameRulesServicer
 from service.core import Limits, Move, Position
@@ -146,14 +146,14 @@ def over_rest(game_id: str, played: Played) -> tuple[float, dict[str, Any]]:
     if isinstance(running.servicer, GameRulesServicer):
         running.servicer.start_searches()  # as a worker does: the review's deadline pays for no process start
     try:
-        client = create_app(backend=f"127.0.0.1:{running.port}").test_client()
-        positions = played.positions
-        moves = [{"notation": positions[k].move_notation(move)} for k, move in enumerate(played.moves)]
-        body = {"position": {"notation": positions[0].to_notation()}, "moves": moves}
-        began = time.perf_counter()
-        answer = client.post(f"/v1/games/{game_id}:review", json=body)
-        results = [json.loads(line)["result"] for line in answer.get_data(as_text=True).splitlines()]
-        return time.perf_counter() - began, {"plan": results[0]["plan"], "summary": results[-1]["summary"]}
+        with local_client(f"127.0.0.1:{running.port}") as client:
+            positions = played.positions
+            moves = [{"notation": positions[k].move_notation(move)} for k, move in enumerate(played.moves)]
+            body = {"position": {"notation": positions[0].to_notation()}, "moves": moves}
+            began = time.perf_counter()
+            answer = client.post(f"/v1/games/{game_id}:review", json=body)
+            results = [json.loads(line)["result"] for line in answer.text.splitlines()]
+            return time.perf_counter() - began, {"plan": results[0]["plan"], "summary": results[-1]["summary"]}
     finally:
         running.shutdown(1)
 

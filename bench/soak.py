@@ -77,8 +77,8 @@ class Servers:
 @contextlib.contextmanager
 def servers(mode: str, logs: Path, pacing: bool = True, search_cpus: str = cpus.AUTO) -> Iterator[Servers]:
     """The servers, their searches in ``mode`` on ``search_cpus`` (the server's flag) and the gateway on the
-    server's rules cores; the gateway paces best moves (``pacing``, its default) or refuses them at once when
-    its share of threads is taken, and answers every 429 at once (as before the pacing)."""
+    server's rules cores; the gateway paces best moves (``pacing``, its default: a 429 held a while) or answers
+    every 429 at once (as before the pacing)."""
     port, http_port = _free_port(), _free_port()
     target = f"{HOST}:{port}"
     quiet = {"GAMERULES_LOG_LEVEL": "WARNING"}

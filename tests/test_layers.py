@@ -67,9 +67,8 @@ TRANSPORT_ONLY = ("grpc", "grpc_status", "grpc_health", "grpc_reflection", "goog
 # PROMETHEUS_MULTIPROC_DIR at the directory its workers share, and a gateway worker builds its app after the fork.
 LATE_IMPORTS = {
     ("service.api.rpc.server", "service.api.metrics"),
-    ("service.api.rest.gateway_server", "service.api.rest.gateway"),
     ("service.api.rest.gateway_server", "service.api.rest.gateway_asgi"),  # imports the metrics: after their directory
-    ("service.api.rest.gateway_server", "service.api.rest.gateway_unary"),  # likewise
+    ("service.api.rest.gateway_server", "service.api.rest.gateway_path"),  # likewise
     ("service.api.rest.gateway_server", "service.api.rest.gateway_door"),  # likewise
     # The gateway loads engines only to learn the ids of games registered from outside the tree.
     ("service.api.rest.openapi", "service.games"),

@@ -68,7 +68,7 @@ def gateway_command(port: int, backend: str, workers: int = 1) -> list[str]:
     """The gateway as production runs it, on ``127.0.0.1:port`` in front of the gRPC server at ``backend``."""
     return [
         sys.executable, "-m", "service.api.rest.gateway_server", "--bind", f"127.0.0.1:{port}",
-        "--grpc-target", backend, "--workers", str(workers), "--threads", "8",
+        "--grpc-target", backend, "--workers", str(workers),
     ]  # fmt: skip
 
 

@@ -28,7 +28,7 @@ from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
 from gamerules.v1 import gamerules_pb2 as pb
 from gamerules.v1 import gamerules_pb2_grpc as pb_grpc
 from service.api import auth
-from service.api.rest.gateway import create_app
+from service.api.rest.gateway_local import local_client
 from service.api.rpc.server import ServerConfig, TlsConfig, create_server
 from tests.api.conftest import QUIET, free_port, gateway_command
 from tests.api.test_serving import error_reason, legal_moves_request
@@ -171,7 +171,7 @@ def test_grpc_calls_need_a_key(keyed_server):
 
 def test_gateway_needs_a_key_and_passes_it_on(keyed_server, monkeypatch):
     monkeypatch.setenv(auth.ENV_KEYS, ",".join(KEYS))
-    client = create_app(backend=f"127.0.0.1:{keyed_server}").test_client()
+    client = local_client(f"127.0.0.1:{keyed_server}")
     body = {"position": {"notation": legal_moves_request().position.notation}}
     for headers in ({}, {"Authorization": "Bearer nope"}, {"X-Api-Key": "nope"}, {"Authorization": KEYS[0]}):
         answer = client.post("/v1/games/reversi:legalMoves", json=body, headers=headers)
@@ -198,7 +198,7 @@ def test_gateway_reaches_a_mutual_tls_backend(pki, monkeypatch):
         monkeypatch.setenv("GAMERULES_GRPC_TARGET_CA", str(pki / "ca.crt"))
         monkeypatch.setenv("GAMERULES_GRPC_TARGET_CERT", str(pki / "client.crt"))
         monkeypatch.setenv("GAMERULES_GRPC_TARGET_KEY", str(pki / "client.key"))
-        client = create_app(backend=f"127.0.0.1:{running.port}").test_client()
+        client = local_client(f"127.0.0.1:{running.port}")
         assert client.get("/v1/games/reversi").status_code == 200
         assert client.get("/readyz").status_code == 200
     finally:
@@ -312,11 +312,10 @@ def test_the_server_binds_its_metrics_to_loopback_unless_told():
 
 def test_the_gateways_metrics_need_the_token_when_one_is_set(grpc_address, monkeypatch):
     monkeypatch.setenv("GAMERULES_METRICS_TOKEN", "scrape-token")
-    client = create_app(backend=grpc_address).test_client()
+    client = local_client(grpc_address)
     refused = client.get("/metrics")
     assert refused.status_code == 401 and refused.json["details"][0]["reason"] == "METRICS_TOKEN"
     assert client.get("/metrics", headers={"Authorization": "Bearer scrape-token"}).status_code == 200
     monkeypatch.delenv("GAMERULES_METRICS_TOKEN")
-    open_app = create_app(backend=grpc_address).test_client()
-    assert open_app.get("/metrics", environ_base={"REMOTE_ADDR": "127.0.0.1"}).status_code == 200
-    assert open_app.get("/metrics", environ_base={"REMOTE_ADDR": "10.1.2.3"}).status_code == 401  # not loopback
+    assert local_client(grpc_address, client="127.0.0.1").get("/metrics").status_code == 200
+    assert local_client(grpc_address, client="10.1.2.3").get("/metrics").status_code == 401  # not loopback

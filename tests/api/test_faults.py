@@ -180,10 +180,10 @@ def test_a_greedy_rest_caller_cannot_keep_a_modest_one_out(told_apart_by: str, t
     assert 200 in greedy_statuses and set(greedy_statuses) <= {200, 429}, greedy_statuses
 
 
-def test_best_moves_waiting_at_the_gateway_leave_threads_for_the_rules_calls(served):
-    """The gateway worker has 8 threads: 6 may wait on BestMove, 2 stay for the rules calls; more best moves
-    wait for a place among the 6 on threads of their own (``service/api/rest/gateway_pacing.py``), and all are
-    answered: the server's queue (two workers, one slot and 8 places each) has room for them all."""
+def test_best_moves_waiting_at_the_gateway_leave_room_for_the_rules_calls(served):
+    """Ten best moves wait at once, sent on to the server's fair queue (``service/api/rest/gateway_pacing.py``),
+    while a rules call is answered beside them in the same event loop; all are answered: the server's queue
+    (two workers, one slot and 8 places each) has room for them all."""
     _, url = served
     with futures.ThreadPoolExecutor(10) as pool:
         calls = [pool.submit(http, url, "/v1/games/reversi:bestMove", long_search(600)) for _ in range(10)]

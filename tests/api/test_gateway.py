@@ -141,7 +141,7 @@ def test_errors_are_status_bodies(gateway_url, path, body, status, reason, field
 @pytest.mark.parametrize(
     ("path", "body", "field", "said"),
     [
-        # The unary front and the Flask app read bodies alike: a rules call and a search.
+        # Every route reads bodies alike: a rules call and a search.
         ("/v1/games/reversi:applyMove", {"position": {"notation": START}, "move": "d3"}, "move",
          'must be a Move object, not a string; send {"notation": "d3"}'),
         ("/v1/games/reversi:bestMove", {"position": START}, "position",

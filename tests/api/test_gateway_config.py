@@ -8,7 +8,17 @@ import inspect
 
 import pytest
 
-from service.api.rest import cors, gateway, gateway_asgi, gateway_config, gateway_pacing, mapping
+from service.api.rest import (
+    cors,
+    gateway,
+    gateway_asgi,
+    gateway_backends,
+    gateway_config,
+    gateway_local,
+    gateway_pacing,
+    gateway_path,
+    mapping,
+)
 from service.api.rest.gateway_config import BackendTls, ConfigError, GatewayConfig
 
 
@@ -16,9 +26,10 @@ def test_no_variables_give_the_defaults():
     config = GatewayConfig.from_env({})
     assert config == dataclasses.replace(GatewayConfig(), api_keys=config.api_keys)
     assert not config.api_keys and config.tls is None and config.cors_origins == ()
-    # Threads unknown (another WSGI server): best moves do not wait for one unless told to.
-    assert config.paced_best_moves == 0
-    assert dataclasses.replace(config, threads=9).paced_best_moves == gateway_pacing.DEFAULT_SLOTS
+    # Refused best moves held at once: the default unless told; no setting of the old threads given.
+    assert config.paced_best_moves == gateway_pacing.DEFAULT_SLOTS
+    assert dataclasses.replace(config, waiting_best_moves=0).paced_best_moves == 0
+    assert config.ignored() == []
 
 
 def test_every_variable_is_read(tmp_path):
@@ -53,12 +64,12 @@ def test_every_variable_is_read(tmp_path):
     )
     assert (config.threads, config.waiting_best_moves, config.paced_best_moves) == (5, 0, 0)
     assert (config.refusal_hold_s, config.max_queue_wait_s) == (0.25, 1.5)
+    # Read and checked, and ignored (the gateway has no request threads): named so that the start warns.
+    assert config.ignored() == ["GAMERULES_GATEWAY_THREADS", "GAMERULES_GATEWAY_MAX_QUEUE_WAIT_S"]
     assert config.cors_origins == ("https://a.example", "http://localhost:3000")
     assert config.tls == BackendTls(pem["ca"], pem["cert"], pem["key"])
     assert config.api_keys.accepts("k2") and not config.api_keys.accepts("k3")
-    assert config.front() == gateway_config.FrontConfig(
-        threads=5, max_body=4096, body_s=7, body_chunk_s=2, max_bodies=10
-    )
+    assert config.front() == gateway_config.FrontConfig(max_body=4096, body_s=7, body_chunk_s=2, max_bodies=10)
     # What the server hands its workers comes back the same (the keys travel in their own variables).
     handed = GatewayConfig.from_env({**config.to_env(), "GAMERULES_API_KEYS": "k1,k2"})
     assert handed.api_keys.accepts("k1") and dataclasses.replace(handed, api_keys=config.api_keys) == config
@@ -90,6 +101,6 @@ def test_a_client_certificate_needs_its_key(tmp_path):
 
 def test_the_gateway_reads_the_environment_only_through_its_config():
     """One room: the gateway's modules other than the config read no variable themselves."""
-    for module in (gateway, gateway_asgi, cors, mapping):
+    for module in (gateway, gateway_asgi, gateway_path, gateway_backends, gateway_local, cors, mapping):
         source = inspect.getsource(module)
         assert "environment.env(" not in source and "os.environ" not in source, module.__name__

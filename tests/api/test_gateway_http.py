@@ -30,8 +30,8 @@ def call(
 def test_the_request_id_is_echoed_on_every_path(gateway_url):
     position = {"notation": START}
     for path, body in [
-        ("/v1/games/reversi:legalMoves", {"position": position}),  # the event loop's rules path
-        ("/v1/games/reversi:bestMove", {"position": position, "limits": {"maxDepth": 1}}),  # the app
+        ("/v1/games/reversi:legalMoves", {"position": position}),  # a rules call
+        ("/v1/games/reversi:bestMove", {"position": position, "limits": {"maxDepth": 1}}),  # a search
         ("/v1/games/reversi:analyze", {"position": position, "limits": {"maxDepth": 1}}),  # a stream
         ("/v1/games/reversi:score", {"position": {"notation": "nonsense"}}),  # an error
     ]:

@@ -13,7 +13,7 @@ from google.api import annotations_pb2, field_behavior_pb2
 from openapi_spec_validator import validate
 
 from service.api.required import behaviors
-from service.api.rest.gateway import create_app
+from service.api.rest.gateway_local import local_client
 from service.api.rest.openapi import SERVICE, _path_and_parameters, openapi_document
 from service.games import BUILT_IN, BY_ID, GAMES
 from tests.api.conftest import http
@@ -261,7 +261,7 @@ def _client(monkeypatch, origins: str, backend: str = "127.0.0.1:9"):
         monkeypatch.setenv("GAMERULES_CORS_ORIGINS", origins)
     else:
         monkeypatch.delenv("GAMERULES_CORS_ORIGINS", raising=False)
-    return create_app(backend=backend, timeout_s=5).test_client()
+    return local_client(backend, timeout_s=5)
 
 
 def test_no_cors_headers_by_default(monkeypatch, grpc_address):

@@ -30,7 +30,7 @@ from grpc_status import rpc_status
 
 from gamerules.v1 import gamerules_pb2 as pb
 from gamerules.v1 import gamerules_pb2_grpc as pb_grpc
-from service.api.rest.gateway import create_app
+from service.api.rest.gateway_local import local_client
 from service.api.rpc import server as server_module
 from service.api.rpc.server import ServerConfig, create_server
 from service.api.rpc.servicer import ServiceConfig
@@ -284,7 +284,7 @@ def test_overload_is_resource_exhausted_and_429_while_cheap_calls_flow(one_slot)
         assert retry_delay_s(refused.value) == int(metadata["retry_after_seconds"])  # google.rpc.RetryInfo
         assert stub.LegalMoves(legal_moves_request(), timeout=10).total_size == 4
 
-        client = create_app(backend=one_slot).test_client()
+        client = local_client(one_slot)
         answer = client.post("/v1/games/reversi:bestMove", json={"position": {"notation": START}})
         assert answer.status_code == 429 and 1 <= int(answer.headers["Retry-After"]) <= 10
         assert answer.json["code"] == grpc.StatusCode.RESOURCE_EXHAUSTED.value[0]

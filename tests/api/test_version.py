@@ -1,6 +1,6 @@
 """The release (``service/api/version.py``, ``pyproject.toml``'s version) where a caller or an operator looks
 for it: ListGames, the gRPC initial metadata, the gateway's ``Gamerules-Version`` header on every answer
-(whichever path answers: the rules calls in the event loop, the app's BestMove and streams, errors), the
+(whatever route answers: the rules calls, BestMove and the streams, errors), the
 ``gamerules_build_info`` metric and the OpenAPI document's ``info.version``."""
 
 from __future__ import annotations
@@ -39,8 +39,8 @@ def test_list_games_and_the_initial_metadata_name_the_release(stub):
 def test_every_gateway_answer_names_the_release(gateway_url):
     position = {"notation": START}
     calls = [
-        ("/v1/games/reversi:legalMoves", {"position": position}, 200),  # the event loop's rules path
-        ("/v1/games/reversi:bestMove", {"position": position, "limits": {"maxDepth": 1}}, 200),  # the app
+        ("/v1/games/reversi:legalMoves", {"position": position}, 200),  # a rules call
+        ("/v1/games/reversi:bestMove", {"position": position, "limits": {"maxDepth": 1}}, 200),  # a search
         ("/v1/games/reversi:analyze", {"position": position, "limits": {"maxDepth": 1}}, 200),  # a stream
         ("/v1/games/reversi:legalMoves", {"position": {"notation": "nonsense"}}, 400),
         ("/v1/games/reversi:bestMove", {"position": {"notation": "nonsense"}}, 400),

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from service.api.rest.gateway import create_app
+from service.api.rest.gateway_local import local_client
 from service.api.rpc.server import ServerConfig, create_server
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -103,17 +103,17 @@ def recorded() -> dict[tuple[Path, int], list[str]]:
     """Every sample's answer lines as the service answers them now, by (page, block start)."""
     running = create_server(ServerConfig(), address="127.0.0.1:0")
     try:
-        client = create_app(backend=f"127.0.0.1:{running.port}", timeout_s=30).test_client()
-        out = {}
-        for page in PAGES:
-            for sample in samples(page):
-                verb, path, body = sample.request()
-                answer = client.open(path, method=verb, json=body)
-                text = answer.get_data(as_text=True)
-                if answer.status_code != 200:
-                    raise RuntimeError(f"{page.name}: {verb} {path}: {answer.status_code} {text[:300]}")
-                out[(page, sample.start)] = answer_lines(text, sample.keys)
-        return out
+        with local_client(f"127.0.0.1:{running.port}", timeout_s=30) as client:
+            out = {}
+            for page in PAGES:
+                for sample in samples(page):
+                    verb, path, body = sample.request()
+                    answer = client.open(path, method=verb, json=body)
+                    text = answer.text
+                    if answer.status_code != 200:
+                        raise RuntimeError(f"{page.name}: {verb} {path}: {answer.status_code} {text[:300]}")
+                    out[(page, sample.start)] = answer_lines(text, sample.keys)
+            return out
     finally:
         running.shutdown(1)
 

@@ -1,5 +1,5 @@
-"""The headers every answer of the gateway carries, whichever path wrote it (the front's own refusals, the
-rules calls in the event loop, the Flask app): the release (``Gamerules-Version``) and the request's id
+"""The headers every answer of the gateway carries, whoever wrote it (the front's own refusals, or any route
+of the request path): the release (``Gamerules-Version``) and the request's id
 (``X-Request-Id``).
 
 The id is the caller's when it sends a sane one (``REQUEST_ID``: 1 to 128 characters of letters, digits and

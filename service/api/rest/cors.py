@@ -10,9 +10,9 @@ No credentials mode: API keys travel in headers, which CORS allows anyway.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 
-from flask import Flask, Response, request
+from service.api.rest.mapping import Answer
 
 ALLOWED_METHODS = "GET, POST, OPTIONS"
 # Request headers a browser may send: the JSON body, the deadline, API keys and tracing.
@@ -28,44 +28,63 @@ def _covered(path: str) -> bool:
     return path in _PATHS or path.startswith(_PREFIXES)
 
 
-def install_cors(app: Flask, origins: Iterable[str]) -> None:
-    """Answer preflights and add CORS headers for ``origins`` (nothing at all when there are none)."""
-    allowed = frozenset(origins)
-    if not allowed:
-        return
-    any_origin = "*" in allowed
+def add_vary(answer: Answer, name: str) -> None:
+    """Name ``name`` in the answer's ``Vary`` header (once)."""
+    for index, (key, value) in enumerate(answer.headers):
+        if key.lower() == "vary":
+            named = [part.strip() for part in value.split(",") if part.strip()]
+            if name.lower() not in (part.lower() for part in named):
+                answer.headers[index] = (key, ", ".join([*named, name]))
+            return
+    answer.headers.append(("Vary", name))
 
-    def allow(origin: str | None) -> str | None:
+
+class Cors:
+    """The CORS rules for ``origins`` (none: no CORS headers at all). ``headers``: the request's, by lower-case
+    name."""
+
+    def __init__(self, origins: Iterable[str]) -> None:
+        self._allowed = frozenset(origins)
+        self._any = "*" in self._allowed
+
+    def __bool__(self) -> bool:
+        return bool(self._allowed)
+
+    def _allow(self, origin: str | None) -> str | None:
         if not origin:
             return None
-        if any_origin:
+        if self._any:
             return "*"
-        return origin if origin in allowed else None
+        return origin if origin in self._allowed else None
 
-    @app.before_request
-    def preflight() -> Response | None:
-        if request.method != "OPTIONS" or not request.path.startswith(_PREFIXES):
+    def preflight(self, method: str, path: str, headers: Mapping[str, str]) -> Answer | None:
+        """The answer to a preflight (an OPTIONS on a ``/v1/`` route naming the method it asks for); None for
+        any other request."""
+        if not self._allowed or method != "OPTIONS" or not path.startswith(_PREFIXES):
             return None
-        if "Access-Control-Request-Method" not in request.headers:
+        if "access-control-request-method" not in headers:
             return None
-        response = Response(status=204)
-        origin = allow(request.headers.get("Origin"))
+        answer = Answer(204)
+        origin = self._allow(headers.get("origin"))
         if origin is not None:
-            response.headers["Access-Control-Allow-Origin"] = origin
-            response.headers["Access-Control-Allow-Methods"] = ALLOWED_METHODS
-            response.headers["Access-Control-Allow-Headers"] = ALLOWED_HEADERS
-            response.headers["Access-Control-Max-Age"] = str(MAX_AGE_S)
-        response.vary.add("Origin")
-        return response
+            answer.headers += [
+                ("Access-Control-Allow-Origin", origin),
+                ("Access-Control-Allow-Methods", ALLOWED_METHODS),
+                ("Access-Control-Allow-Headers", ALLOWED_HEADERS),
+                ("Access-Control-Max-Age", str(MAX_AGE_S)),
+            ]
+        add_vary(answer, "Origin")
+        return answer
 
-    @app.after_request
-    def add_headers(response: Response) -> Response:
-        if not _covered(request.path) or "Access-Control-Allow-Origin" in response.headers:
-            return response
-        origin = allow(request.headers.get("Origin"))
+    def decorate(self, path: str, headers: Mapping[str, str], answer: Answer) -> None:
+        """Add the CORS headers an answer on ``path`` carries for the request's origin."""
+        if not self._allowed or not _covered(path) or answer.header("Access-Control-Allow-Origin") is not None:
+            return
+        origin = self._allow(headers.get("origin"))
         if origin is not None:
-            response.headers["Access-Control-Allow-Origin"] = origin
-            response.headers["Access-Control-Expose-Headers"] = EXPOSED_HEADERS
-        if not any_origin:
-            response.vary.add("Origin")
-        return response
+            answer.headers += [
+                ("Access-Control-Allow-Origin", origin),
+                ("Access-Control-Expose-Headers", EXPOSED_HEADERS),
+            ]
+        if not self._any:
+            add_vary(answer, "Origin")

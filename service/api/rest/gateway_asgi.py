@@ -1,4 +1,4 @@
-"""The REST gateway's front: the HTTP side of a request, asynchronously, before the Flask app sees it.
+"""The REST gateway's front: the HTTP side of every request, in the worker's event loop.
 
 Why. Under granian's WSGI interface a request held one of the worker's threads from its first byte to its
 last, body included, and the interface has no read timeout: 150 connections that sent one byte of their body
@@ -6,35 +6,33 @@ and stalled took every thread, and the rules calls behind them waited for ever. 
 body before it bothers the application (nginx buffers it; Envoy times each stage). So does this front, under
 granian's ASGI interface (``gateway_server``):
 
-- **Body.** Read here, in the worker's event loop, where a waiting body costs no thread: each chunk within
-  ``body_chunk_s``, the whole within ``body_s``, at most ``max_body`` bytes (refused beyond, whatever the
-  framing; the rest of such a body, up to ``DRAIN_BYTES`` within ``DRAIN_S``, is read and dropped first, as
-  a proxy's lingering close does, so that a client still sending reads the refusal instead of a broken
-  pipe). A body that stalls is answered 408 with ``Connection: close``, counted
-  (``gamerules_gateway_slow_clients_total``) and logged once.
+- **Body.** Read here, where a waiting body costs nothing but its bytes: each chunk within ``body_chunk_s``,
+  the whole within ``body_s``, at most ``max_body`` bytes (refused beyond, whatever the framing; the rest of
+  such a body, up to ``DRAIN_BYTES`` within ``DRAIN_S``, is read and dropped first, as a proxy's lingering
+  close does, so that a client still sending reads the refusal instead of a broken pipe). A body that stalls
+  is answered 408 with ``Connection: close``, counted (``gamerules_gateway_slow_clients_total``) and logged
+  once.
 - **Bounds.** At most ``max_bodies`` bodies are being read at once in a worker, a quarter of them from one
   client address; one more is answered 503 with ``Connection: close`` and ``Retry-After`` before its body is
   read. The connections themselves are bounded by granian (``backpressure``) and its ``header_read_timeout``
   once a request has begun, and before that, between requests and per address by the door
   (``gateway_door``), which the front tells of each request in flight.
-- **Handler.** The Flask app then runs on one of ``threads`` threads with the body whole in memory: its
-  threads wait only on gRPC calls, never on a client.
-- **Hang-up.** The interface says when the client goes (``http.disconnect``): the app's
-  ``environ[CLIENT_WATCH]`` reads it, and a best move or a stream whose client left is cancelled.
+- **Handler.** The request, its body whole, then goes to the one request path (``gateway_path``), in this
+  same loop: every route, no thread.
+- **Hang-up.** The interface says when the client goes (``http.disconnect``): a route that asks for the
+  request's ``gone`` (a search, a stream) gets an event the front sets then, and its call is cancelled.
 
-The response goes back as the app writes it: whole in one message when it declares its length, chunk by
-chunk when it streams (``:analyze``).
+The answer goes back whole in one message, or chunk by chunk as a stream yields them (``:analyze``);
+a ``HEAD`` gets the headers of the ``GET`` and no body.
 """
 
 from __future__ import annotations
 
 import asyncio
-import io
 import logging
-import threading
+import time
 from collections import Counter
-from collections.abc import Awaitable, Callable, Iterable
-from concurrent import futures
+from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
 from google.rpc import code_pb2
@@ -42,11 +40,12 @@ from google.rpc import code_pb2
 from service.api import metrics
 from service.api.errors import error_status, status_json
 from service.api.rest import answer_headers
-from service.api.rest.gateway_config import CLIENT_WATCH, FrontConfig
+from service.api.rest.gateway_config import FrontConfig
+from service.api.rest.gateway_path import GatewayPath, Request
+from service.api.rest.mapping import Answer
 
 if TYPE_CHECKING:
     from service.api.rest.gateway_door import Door
-    from service.api.rest.gateway_unary import UnaryPath
 
 _log = logging.getLogger(__name__)
 
@@ -87,17 +86,10 @@ class _Gone(Exception):
 
 
 class Front:
-    """The ASGI application of one gateway worker, in front of the WSGI ``app``."""
+    """The ASGI application of one gateway worker, in front of its request path."""
 
-    def __init__(
-        self,
-        app: Callable[..., Iterable[bytes]],
-        config: FrontConfig,
-        unary: UnaryPath | None = None,
-        door: Door | None = None,
-    ) -> None:
-        self._app, self._config, self._unary, self._door = app, config, unary, door
-        self._pool = futures.ThreadPoolExecutor(max(1, config.threads), thread_name_prefix="gateway")
+    def __init__(self, path: GatewayPath, config: FrontConfig, door: Door | None = None) -> None:
+        self._path, self._config, self._door = path, config, door
         self._reading = 0  # bodies being read now (only the event loop's thread counts them)
         self._reading_from: Counter[str] = Counter()  # and by client address
         self._per_address = per_address_bodies(config.max_bodies)
@@ -121,7 +113,7 @@ class Front:
             if message["type"] == "lifespan.startup":
                 await send({"type": "lifespan.startup.complete"})
             elif message["type"] == "lifespan.shutdown":
-                self._pool.shutdown(wait=False)
+                await self._path.close()
                 if self._door is not None:
                     self._door.stop()
                 await send({"type": "lifespan.shutdown.complete"})
@@ -129,7 +121,7 @@ class Front:
 
     async def _http(self, scope: Scope, receive: Receive, send: Send) -> None:
         # Every answer, whoever writes it, names the release and the request's id (``answer_headers``); the
-        # id is settled here, before the app, the rules path or the log reads it.
+        # id is settled here, before the path or the log reads it.
         scope, send = _stamped(scope, send)
         if _bodiless(scope):
             await self._answer(scope, b"", receive, send)
@@ -160,21 +152,16 @@ class Front:
             self._reading_from[address] -= 1
             if not self._reading_from[address]:
                 del self._reading_from[address]
-        routed = self._unary.route(scope) if self._unary is not None else None
-        if routed is not None:  # a rules call: answered in this loop (``gateway_unary``)
-            status, headers, answer = await self._unary.answer(scope, *routed, body)  # type: ignore[union-attr]
-            await send({"type": "http.response.start", "status": status, "headers": headers})
-            await send({"type": "http.response.body", "body": answer})
-            return
         await self._answer(scope, body, receive, send)
 
     async def _answer(self, scope: Scope, body: bytes, receive: Receive, send: Send) -> None:
-        gone = threading.Event()
-        watcher = asyncio.ensure_future(_watch_disconnect(receive, gone))
+        """Hand the request to the path and write its answer; the hang-up watched only if a route asks."""
+        watch = _HangUp(receive)
         try:
-            await self._respond(_environ(scope, body, gone), send, gone)
+            answer = await self._path.handle(request_of(scope, body, watch.gone))
+            await _write(answer, scope["method"] == "HEAD", send, watch)
         finally:
-            watcher.cancel()
+            watch.stop()
 
     async def _body(self, scope: Scope, receive: Receive) -> bytes:
         declared = _content_length(scope)
@@ -207,28 +194,6 @@ class Front:
             if not message.get("more_body", False):
                 return b"".join(parts)
 
-    async def _respond(self, environ: dict[str, Any], send: Send, gone: threading.Event) -> None:
-        loop = asyncio.get_running_loop()
-        chunks: asyncio.Queue[bytes | None] = asyncio.Queue()
-
-        def hand(chunk: bytes | None) -> None:
-            loop.call_soon_threadsafe(chunks.put_nowait, chunk)
-
-        # The answer's start comes back in one hop (the whole answer, when it declares its length); a stream's
-        # further chunks follow through ``chunks``, None after the last.
-        run = self._pool.submit(_run_app, self._app, environ, hand, gone, self._pool.submit)
-        started = await asyncio.wrap_future(run)
-        if started is None:
-            await _refuse(send, 500, code_pb2.INTERNAL, "INTERNAL", "internal error; it has been logged")
-            return
-        status, headers, body, more = started
-        await send({"type": "http.response.start", "status": status, "headers": headers})
-        await send({"type": "http.response.body", "body": body, "more_body": more})
-        while more:
-            chunk = await chunks.get()
-            more = chunk is not None
-            await send({"type": "http.response.body", "body": chunk or b"", "more_body": more})
-
 
 async def _drain(receive: Receive, chunk_s: float) -> None:
     """Read and drop the rest of a refused body: until its end, ``DRAIN_BYTES``, ``DRAIN_S``, a chunk that
@@ -248,80 +213,63 @@ async def _drain(receive: Receive, chunk_s: float) -> None:
         dropped += len(message.get("body", b""))
 
 
-async def _watch_disconnect(receive: Receive, gone: threading.Event) -> None:
-    """Set ``gone`` once the interface says the client has left (the body is whole: that is all it says)."""
-    while True:
-        message = await receive()
-        if message["type"] == "http.disconnect":
-            gone.set()
-            return
+class _HangUp:
+    """A request's "has the client gone?": an event set on ``http.disconnect``, watched from the first time a
+    route asks for it (the body is whole by then: a disconnect is all the interface still says)."""
+
+    def __init__(self, receive: Receive) -> None:
+        self._receive = receive
+        self._event: asyncio.Event | None = None
+        self._watcher: asyncio.Task[None] | None = None
+
+    def gone(self) -> asyncio.Event:
+        if self._event is None:
+            self._event = asyncio.Event()
+            self._watcher = asyncio.ensure_future(self._watch(self._event))
+        return self._event
+
+    async def _watch(self, event: asyncio.Event) -> None:
+        while (await self._receive())["type"] != "http.disconnect":
+            pass
+        event.set()
+
+    def left(self) -> bool:
+        return self._event is not None and self._event.is_set()
+
+    def stop(self) -> None:
+        if self._watcher is not None:
+            self._watcher.cancel()
 
 
-def _run_app(
-    app: Callable[..., Iterable[bytes]],
-    environ: dict[str, Any],
-    hand: Callable[[bytes | None], None],
-    gone: threading.Event,
-    go_on: Callable[..., Any],
-) -> tuple[int, list[tuple[bytes, bytes]], bytes, bool] | None:
-    """Run the WSGI app on this (pool) thread: (status, headers, first body, more to come), the whole answer
-    when it declares its length; a streamed answer's further chunks go to ``hand`` (None after the last) from
-    another of the pool's threads (``go_on``) as the app yields them. None when the app failed before it
-    started an answer."""
-    started: list[tuple[int, list[tuple[bytes, bytes]], bool]] = []
-
-    def start_response(status: str, headers: list[tuple[str, str]], exc_info: Any = None) -> Callable[[bytes], None]:
-        encoded = [(name.lower().encode("latin-1"), value.encode("latin-1")) for name, value in headers]
-        sized = any(name == b"content-length" for name, _ in encoded)
-        started[:] = [(int(status.split(" ", 1)[0]), encoded, sized)]
-        return lambda _: None  # the write() callable of old WSGI apps: Flask never calls it
-
-    result: Iterable[bytes] | None = None
-    streaming = False
+async def _write(answer: Answer, head: bool, send: Send, watch: _HangUp) -> None:
+    """Write ``answer``: whole, with its length (no body to a HEAD), or a stream chunk by chunk as it comes,
+    until it ends or the client leaves."""
+    headers = [(name.lower().encode("latin-1"), value.encode("latin-1")) for name, value in answer.headers]
+    if answer.stream is None:
+        if answer.status not in (204, 304):
+            headers.append((b"content-length", str(len(answer.body)).encode()))
+        await send({"type": "http.response.start", "status": answer.status, "headers": headers})
+        await send({"type": "http.response.body", "body": b"" if head else answer.body})
+        return
+    await send({"type": "http.response.start", "status": answer.status, "headers": headers})
+    chunks = answer.stream
     try:
-        result = app(environ, start_response)
-        iterator = iter(result)
-        status, headers, sized = started[0]
-        if sized:
-            return status, headers, b"".join(iterator), False
-        first = next(iterator, b"")
-        go_on(_stream_rest, iterator, result, hand, gone)  # on another thread of the pool, once this returns
-        streaming = True
-        return status, headers, first, True
-    except Exception:
-        _log.exception("the gateway app failed on %s %s", environ.get("REQUEST_METHOD"), environ.get("PATH_INFO"))
-        return None
+        async for chunk in chunks:
+            if watch.left():
+                return
+            await send({"type": "http.response.body", "body": chunk, "more_body": True})
+    except Exception:  # the answer has started: it can only end short (a client sees no final chunk)
+        if not watch.left():  # a client that left is no failure
+            _log.exception("a streamed answer failed")
+        return
     finally:
-        if not streaming:
-            _close(result)
-
-
-def _stream_rest(iterator: Any, result: Any, hand: Callable[[bytes | None], None], gone: threading.Event) -> None:
-    try:
-        for chunk in iterator:
-            if gone.is_set():
-                break
-            if chunk:
-                hand(chunk)
-    except Exception:
-        _log.exception("the gateway app failed in a streamed answer")
-    finally:
-        _close(result)
-        hand(None)
-
-
-def _close(result: Any) -> None:
-    close = getattr(result, "close", None)
-    if callable(close):
-        try:
-            close()
-        except Exception:
-            _log.exception("closing the gateway app's answer failed")
+        await chunks.aclose()  # type: ignore[attr-defined]
+    await send({"type": "http.response.body", "body": b"", "more_body": False})
 
 
 def _stamped(scope: Scope, send: Send) -> tuple[Scope, Send]:
     """The scope with its request id settled (the caller's if sane, else a new one) and a ``send`` that adds
-    ``answer_headers.stamps`` to the answer's start, where the app has not written them already."""
+    ``answer_headers.stamps`` to the answer's start, where the path has not written them already."""
     headers = scope.get("headers", ())
     sent = [value for name, value in headers if name == b"x-request-id"]
     request_id = answer_headers.request_id(sent[0].decode("latin-1") if len(sent) == 1 else "")
@@ -366,41 +314,24 @@ def _content_length(scope: Scope) -> int | None:
     return None
 
 
-def _environ(scope: Scope, body: bytes, gone: threading.Event) -> dict[str, Any]:
-    """The WSGI environ (PEP 3333) of an ASGI HTTP scope, the body whole."""
-    server = scope.get("server") or ("localhost", 80)
-    client = scope.get("client") or ("", 0)
-    path = scope.get("root_path", "") + scope["path"]
-    environ: dict[str, Any] = {
-        "REQUEST_METHOD": scope["method"],
-        "SCRIPT_NAME": "",
-        "PATH_INFO": path.encode("utf-8").decode("latin-1"),
-        "QUERY_STRING": scope.get("query_string", b"").decode("latin-1"),
-        "SERVER_NAME": str(server[0]),
-        "SERVER_PORT": str(server[1]),
-        "REMOTE_ADDR": str(client[0]),
-        "SERVER_PROTOCOL": f"HTTP/{scope.get('http_version', '1.1')}",
-        "CONTENT_LENGTH": str(len(body)),
-        "wsgi.version": (1, 0),
-        "wsgi.url_scheme": scope.get("scheme", "http"),
-        "wsgi.input": io.BytesIO(body),
-        "wsgi.errors": io.StringIO(),
-        "wsgi.multithread": True,
-        "wsgi.multiprocess": True,
-        "wsgi.run_once": False,
-        CLIENT_WATCH: lambda: gone.is_set,
-    }
+def request_of(scope: Scope, body: bytes, gone: Callable[[], asyncio.Event]) -> Request:
+    """The path's request of an ASGI HTTP scope, its body whole: headers by lower-case name, repeated ones
+    joined with commas."""
+    headers: dict[str, str] = {}
     for raw_name, raw_value in scope.get("headers", ()):
-        name = raw_name.decode("latin-1").upper().replace("-", "_")
-        value = raw_value.decode("latin-1")
-        if name in ("CONTENT_LENGTH", "TRANSFER_ENCODING"):
-            continue  # the body is whole: its length is the one above
-        if name == "CONTENT_TYPE":
-            environ["CONTENT_TYPE"] = value
-            continue
-        key = f"HTTP_{name}"
-        environ[key] = f"{environ[key]},{value}" if key in environ else value
-    return environ
+        name, value = raw_name.decode("latin-1").lower(), raw_value.decode("latin-1")
+        headers[name] = f"{headers[name]},{value}" if name in headers else value
+    client = scope.get("client") or ("", 0)
+    return Request(
+        method=scope["method"],
+        path=scope.get("root_path", "") + scope["path"],
+        query=scope.get("query_string", b""),
+        headers=headers,
+        client=str(client[0]),
+        body=body,
+        gone=gone,
+        started=time.perf_counter(),
+    )
 
 
 async def _refuse(send: Send, http_status: int, code: int, reason: str, message: str, field: str = "") -> None:

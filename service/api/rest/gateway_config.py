@@ -3,7 +3,7 @@
 Every ``GAMERULES_*`` variable the gateway reads is read here and nowhere else (``docs/operations.md`` lists
 them). ``gateway_server`` builds the config from its flags and the environment and hands it to its workers
 in the environment (``to_env``: granian's workers are processes of their own); each worker reads it back once
-(``worker_app``). ``gateway.create_app`` takes the value; tests build one with the fields they need.
+(``worker_app``). ``gateway_path.GatewayPath`` takes the value; tests build one with the fields they need.
 
 A malformed value is refused at start with a message naming the variable and saying what to send.
 """
@@ -18,14 +18,12 @@ from service.api import auth, callers, environment, settings
 from service.api.rest import gateway_pacing
 
 MAX_BODY_BYTES = 1 << 20
-# The WSGI environ key of the front's "has the client gone?" (set by ``gateway_asgi``, read by ``gateway``).
-CLIENT_WATCH = "gamerules.client_watch"
-BACKEND_CONNECTIONS = 8  # gRPC connections per worker (``gateway.Backends``)
+BACKEND_CONNECTIONS = 8  # gRPC connections per worker (``gateway_backends.Backends``)
 DEFAULT_TIMEOUT_S = 30.0  # a call's deadline when the request sets none (``Grpc-Timeout``)
-# Each request holds a thread while it waits on its gRPC call, with the GIL released; granian's own advice
-# (it warns above this) is at most two per core and one more. Best moves, which wait longest (in the server's
-# queue, up to their deadline), may hold all but two of them (``gateway._search_share``).
-DEFAULT_THREADS = 2 * (os.cpu_count() or 1) + 1
+# Settings of the gateway's request threads, which are gone: every request is served in its worker's event
+# loop (``gateway_path``). Still read and checked, so that a deployment that sets them starts as before, and
+# ignored, with a warning at start (``gateway_server``).
+IGNORED = {"threads": "GAMERULES_GATEWAY_THREADS", "max_queue_wait_s": "GAMERULES_GATEWAY_MAX_QUEUE_WAIT_S"}
 # The stages of a request, bounded as a production proxy bounds them (``gateway_asgi``).
 DEFAULT_BODY_S = 10.0  # the whole body
 DEFAULT_BODY_CHUNK_S = 5.0  # each chunk of it after the one before
@@ -49,7 +47,6 @@ class BackendTls:
 class FrontConfig:
     """The front's bounds on a request's stages (``gateway_asgi``)."""
 
-    threads: int = DEFAULT_THREADS + gateway_pacing.DEFAULT_SLOTS  # the app's threads: requests handled at once
     max_body: int = MAX_BODY_BYTES  # bytes
     body_s: float = DEFAULT_BODY_S  # the whole body within this
     body_chunk_s: float = DEFAULT_BODY_CHUNK_S  # and each chunk of it within this of the one before
@@ -81,18 +78,17 @@ _TLS_VARIABLES = {
 
 @dataclass(frozen=True, slots=True)
 class GatewayConfig:
-    """How the gateway serves. ``threads`` 0: the WSGI server's threads are unknown (another server than
-    ``gateway_server``), and best moves wait for a thread only when ``waiting_best_moves`` says so."""
+    """How the gateway serves. ``threads`` and ``max_queue_wait_s`` are read and ignored (``IGNORED``)."""
 
     grpc_target: str = environment.DEFAULT_GRPC_TARGET
     connections: int = BACKEND_CONNECTIONS
     tls: BackendTls | None = None
     timeout_s: float = DEFAULT_TIMEOUT_S
     max_body_bytes: int = MAX_BODY_BYTES
-    threads: int = 0
-    waiting_best_moves: int | None = None  # None: ``gateway_pacing.DEFAULT_SLOTS`` when ``threads`` is known
+    threads: int = 0  # ignored
+    waiting_best_moves: int | None = None  # refusals held at once; None: ``gateway_pacing.DEFAULT_SLOTS``
     refusal_hold_s: float = gateway_pacing.DEFAULT_HOLD_S
-    max_queue_wait_s: float = gateway_pacing.DEFAULT_MAX_WAIT_S
+    max_queue_wait_s: float = 0.0  # ignored
     body_s: float = DEFAULT_BODY_S
     body_chunk_s: float = DEFAULT_BODY_CHUNK_S
     max_bodies: int = DEFAULT_MAX_BODIES
@@ -126,7 +122,7 @@ class GatewayConfig:
         variables = {}
         for name, variable in _VARIABLES.items():
             value = getattr(self, name)
-            if value is None:
+            if value is None or (name in IGNORED and not value):
                 continue
             variables[variable] = ",".join(map(str, value)) if isinstance(value, tuple) else str(value)
         if self.tls is not None:
@@ -135,15 +131,16 @@ class GatewayConfig:
 
     @property
     def paced_best_moves(self) -> int:
-        """Best moves a worker keeps waiting at once (``gateway_pacing``)."""
-        if self.waiting_best_moves is not None:
-            return self.waiting_best_moves
-        return gateway_pacing.DEFAULT_SLOTS if self.threads > 0 else 0
+        """Refused best moves a worker holds at once (``gateway_pacing``)."""
+        return gateway_pacing.DEFAULT_SLOTS if self.waiting_best_moves is None else self.waiting_best_moves
+
+    def ignored(self) -> list[str]:
+        """The variables of ``IGNORED`` this config was given a value for."""
+        return [variable for name, variable in IGNORED.items() if getattr(self, name)]
 
     def front(self) -> FrontConfig:
-        """The front's bounds: the app's threads are the request threads and the pacing's."""
+        """The front's bounds on a request's stages."""
         return FrontConfig(
-            threads=(self.threads or DEFAULT_THREADS) + self.paced_best_moves,
             max_body=self.max_body_bytes,
             body_s=self.body_s,
             body_chunk_s=self.body_chunk_s,

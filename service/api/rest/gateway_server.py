@@ -1,5 +1,6 @@
-"""The REST gateway's process: ``python -m service.api.rest.gateway_server`` serves ``gateway.create_app()`` from
-N worker processes under granian, an HTTP server written in Rust, behind the front of ``gateway_asgi``.
+"""The REST gateway's process: ``python -m service.api.rest.gateway_server`` serves the gateway from N worker
+processes under granian, an HTTP server written in Rust: in each, the front of ``gateway_asgi`` and the one
+request path of ``gateway_path``, in the worker's event loop.
 
 Why granian and not gunicorn: the gateway's job is one HTTP hop in front of one gRPC hop, so its own cost is
 the point (``python -m bench --only load`` measures it against direct gRPC): gunicorn parses HTTP and hands
@@ -11,8 +12,8 @@ options: the headers' and keep-alive's timeout, the connections per worker.
 
 The main process sets up what the workers share before it forks them, as the gRPC server's parent does: the
 metrics directory (prometheus-client picks its storage at import, ``service/api/multiproc.py``) and the JSON
-logs, into which granian's own messages go too. It creates no gRPC object: each worker makes its own channel
-when it builds the app. SIGTERM or SIGINT stops taking connections, lets requests in flight finish within
+logs, into which granian's own messages go too. It creates no gRPC object: each worker makes its own channels
+in its event loop. SIGTERM or SIGINT stops taking connections, lets requests in flight finish within
 ``--grace-s`` and exits 0; a worker that dies is replaced.
 """
 
@@ -33,7 +34,7 @@ from typing import Any
 
 from service.api import cpus, environment, listeners, logs, multiproc, settings
 from service.api.rest import gateway_pacing
-from service.api.rest.gateway_config import _KINDS, DEFAULT_THREADS, GatewayConfig
+from service.api.rest.gateway_config import _KINDS, GatewayConfig
 
 # The stages of a request the front does not time itself: granian's public options (``docs/operations.md``).
 DEFAULT_HEADER_S = 10.0  # the request line and headers, and a keep-alive connection's wait for its next request
@@ -111,22 +112,21 @@ def parser(config: GatewayConfig | None = None) -> argparse.ArgumentParser:
     add(
         "--threads",
         type=S.flag(_KINDS["threads"]),
-        default=config.threads or DEFAULT_THREADS,
-        help="requests one worker handles at once (each waits on its gRPC call); more wait in line",
+        default=config.threads,
+        help="ignored: every request is served in the worker's event loop (accepted so old settings start)",
     )
     add(
         "--waiting-best-moves",
         type=S.flag(_KINDS["waiting_best_moves"]),
         default=gateway_pacing.DEFAULT_SLOTS if config.waiting_best_moves is None else config.waiting_best_moves,
-        help="best moves a worker keeps beyond its share of --threads (sent on to the server's queue, or "
-        "holding their 429), each on a thread of its own; 0: none",
+        help="refused best moves a worker holds at once before their 429 (--refusal-hold-s); more are answered "
+        "at once; 0: none held",
     )
     add(
         "--max-queue-wait-s",
         type=S.flag(_KINDS["max_queue_wait_s"]),
         default=config.max_queue_wait_s,
-        help="the longest a best move waits for a place among --threads before it is sent on on a thread of "
-        "its own (0: at once; it waits in the server's fair queue)",
+        help="ignored: a best move is sent on to the server's fair queue at once (accepted so old settings start)",
     )
     add(
         "--refusal-hold-s",
@@ -193,7 +193,7 @@ def check(argv: list[str]) -> tuple[argparse.Namespace, GatewayConfig]:
     config = dataclasses.replace(
         from_env,
         grpc_target=args.grpc_target,
-        threads=args.threads,  # known: best moves get a share of them (``gateway._search_share``)
+        threads=args.threads,
         waiting_best_moves=args.waiting_best_moves,
         refusal_hold_s=args.refusal_hold_s,
         max_queue_wait_s=args.max_queue_wait_s,
@@ -205,20 +205,19 @@ def check(argv: list[str]) -> tuple[argparse.Namespace, GatewayConfig]:
 
 
 def worker_app() -> Any:
-    """The app in one granian worker: ``gateway.create_app()`` behind its front (``gateway_asgi``), which
-    reads each request's body before the app sees it and tells the app when a client leaves. (Imported here:
-    the metrics library must not be imported before ``main`` has set up the workers' metrics directory.)"""
-    from service.api.rest.gateway import create_app
+    """The ASGI app of one granian worker: the front (``gateway_asgi``), which reads each request's body and
+    hears when a client leaves, before the one request path (``gateway_path``). (Imported here: the metrics
+    library must not be imported before ``main`` has set up the workers' metrics directory.)"""
     from service.api.rest.gateway_asgi import Front
     from service.api.rest.gateway_door import Door, DoorConfig, per_address
-    from service.api.rest.gateway_unary import UnaryPath
+    from service.api.rest.gateway_path import GatewayPath
 
     config = worker_config()
     header_s = S.value(HEADER_TIMEOUT_VARIABLE, HEADER_TIMEOUT_S, DEFAULT_HEADER_S)
     connections = S.value(MAX_CONNECTIONS_VARIABLE, MAX_CONNECTIONS, DEFAULT_MAX_CONNECTIONS)
     door = Door(DoorConfig(first_byte_s=header_s, idle_s=header_s, per_address=per_address(connections)))
     door.start()
-    return Front(create_app(config), config.front(), UnaryPath(config), door)
+    return Front(GatewayPath(config), config.front(), door)
 
 
 def worker_config() -> GatewayConfig:
@@ -352,6 +351,10 @@ def main(argv: list[str] | None = None) -> int:
         args, config = check(argv)
     except SystemExit as refused:
         return int(refused.code or 0)
+    for variable in config.ignored():
+        logging.getLogger(__name__).warning(
+            "%s (or its flag) is ignored: the gateway serves every request in its event loop; drop it", variable
+        )
     if args.cpus.strip().lower() != cpus.ALL:
         cores = cpus.parse(args.cpus) & cpus.usable()
         try:
@@ -379,14 +382,14 @@ def main(argv: list[str] | None = None) -> int:
         "service.api.rest.gateway_server:worker_app",
         factory=True,
         # ASGI: the front (``gateway_asgi``) reads bodies in the worker's event loop, with timeouts, and hears
-        # of disconnects; the Flask app runs on its threads (--threads, plus --waiting-best-moves for
-        # ``gateway_pacing``) once a request is whole.
+        # of disconnects; the request path (``gateway_path``) answers every route in the same loop.
         interface=Interfaces.ASGI,
         address=host,
         port=port,
         workers=args.workers,
-        # Connections beyond the bound wait in the listen backlog. (A bound as low as the threads left whole
-        # keep-alive connections unaccepted: the load benchmark's p99 then rose to seconds with many clients.)
+        # Connections beyond the bound wait in the listen backlog. (A bound as low as the old request threads
+        # left whole keep-alive connections unaccepted: the load benchmark's p99 rose to seconds with many
+        # clients.)
         backpressure=args.max_connections,
         # A listen queue as long as the kernel allows (net.core.somaxconn caps it): a flood of connections fills
         # a short one, and a client's connection beyond it is dropped and retried a second later; the door

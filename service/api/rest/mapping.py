@@ -1,25 +1,25 @@
-"""grpc-gateway's HTTP mapping where it is more than one JSON message each way: the query parameters of a GET
-rule, a ``google.api.HttpBody`` answer (RenderPosition's image), and a server stream (AnalyzePosition) as
-newline-delimited JSON or Server-Sent Events. Used by the gateway (``service/api/rest/gateway.py``)."""
+"""grpc-gateway's HTTP mapping where it is more than one JSON message each way, and the gateway's answers: the
+query parameters of a GET rule, a ``google.api.HttpBody`` answer (RenderPosition's image), a server stream
+(AnalyzePosition, ReviewGame) as newline-delimited JSON or Server-Sent Events, and ``Answer``, what every route
+of the gateway (``service/api/rest/gateway_path.py``) gives the front to write."""
 
 from __future__ import annotations
 
 import hashlib
 import json
-import queue
 import re
-import threading
-from collections.abc import Callable, Iterator
+from collections.abc import AsyncIterator, Mapping
+from dataclasses import dataclass, field
 from typing import Any
 
 import grpc
-from flask import Response, request
 from google.protobuf import descriptor, json_format
 from google.protobuf.message import Message
 from google.rpc import status_pb2
 from grpc_status import rpc_status
 
 from service.api import protojson
+from service.api.errors import HTTP_STATUS, status_json
 from service.api.limits import MAX_QUERY_CHARS
 
 HTTP_BODY = "google.api.HttpBody"
@@ -27,8 +27,6 @@ HTTP_BODY = "google.api.HttpBody"
 IMAGE_CACHE_CONTROL = "public, max-age=86400"
 # An SVG opened on its own is a document: it may run nothing and load nothing.
 IMAGE_CSP = "default-src 'none'; style-src 'unsafe-inline'; sandbox"
-# How long a stream waits for its next message before it looks whether its client is still there.
-HEARTBEAT_S = 0.05
 
 
 def status_of(error: grpc.RpcError) -> status_pb2.Status:
@@ -123,121 +121,95 @@ def apply_query(message: Message, params: list[tuple[str, str]], bound: set[str]
                     raise QueryError(path, f"{path}: {text[:40]!r} is out of range") from None
 
 
-# --- answers that are not one JSON message -------------------------------------------------------------------
+# --- answers -------------------------------------------------------------------------------------------------
 
 
-def body_response(answer: Message) -> Response:
+@dataclass
+class Answer:
+    """An HTTP answer as the gateway writes it: status, headers, and the body whole or, for a stream, chunk by
+    chunk as ``stream`` yields them."""
+
+    status: int
+    headers: list[tuple[str, str]] = field(default_factory=list)
+    body: bytes = b""
+    stream: AsyncIterator[bytes] | None = None
+
+    def header(self, name: str) -> str | None:
+        wanted = name.lower()
+        return next((value for key, value in self.headers if key.lower() == wanted), None)
+
+
+def json_answer(status: int, body: str | bytes, headers: Mapping[str, str] | None = None) -> Answer:
+    data = body.encode() if isinstance(body, str) else body
+    return Answer(status, [("Content-Type", "application/json"), *(headers or {}).items()], data)
+
+
+def status_answer(status: status_pb2.Status, headers: Mapping[str, str] | None = None) -> Answer:
+    """An error as grpc-gateway writes it: the ``google.rpc.Status`` JSON, its HTTP status from the code."""
+    return json_answer(HTTP_STATUS.get(status.code, 500), status_json(status), headers)
+
+
+def body_answer(answer: Message, if_none_match: str) -> Answer:
     """A ``google.api.HttpBody`` answer: its bytes and content type, with an ETag (a digest of the bytes) and
-    cache headers; 304 when the client already holds those bytes."""
+    cache headers; 304 when the client already holds those bytes (``If-None-Match``)."""
     data: bytes = answer.data
+    content_type: str = answer.content_type
     etag = _etag(data)
-    headers = {"ETag": etag, "Cache-Control": IMAGE_CACHE_CONTROL, "X-Content-Type-Options": "nosniff"}
-    if answer.content_type.startswith("image/svg"):
-        headers["Content-Security-Policy"] = IMAGE_CSP
-    if _held(etag):
-        return Response(status=304, headers=headers)
-    return Response(data, content_type=answer.content_type, headers=headers)
+    headers = [("ETag", etag), ("Cache-Control", IMAGE_CACHE_CONTROL), ("X-Content-Type-Options", "nosniff")]
+    if content_type.startswith("image/svg"):
+        headers.append(("Content-Security-Policy", IMAGE_CSP))
+    if _held(etag, if_none_match):
+        return Answer(304, headers)
+    return Answer(200, [("Content-Type", content_type), *headers], data)
 
 
-def tagged_json_response(text: str) -> Response:
+def tagged_json_answer(text: str, if_none_match: str) -> Answer:
     """A GET's JSON answer (ListGames, GetGame) with an ETag, a digest of its bytes; 304 when the client holds
     them. No ``Cache-Control``: the games change with a release, so a client revalidates each time."""
     data = text.encode()
     etag = _etag(data)
-    if _held(etag):
-        return Response(status=304, headers={"ETag": etag})
-    return Response(data, mimetype="application/json", headers={"ETag": etag})
+    if _held(etag, if_none_match):
+        return Answer(304, [("ETag", etag)])
+    return json_answer(200, data, {"ETag": etag})
 
 
 def _etag(data: bytes) -> str:
     return '"' + hashlib.sha256(data).hexdigest()[:32] + '"'
 
 
-def _held(etag: str) -> bool:
-    """Whether the request's ``If-None-Match`` names ``etag`` (or ``*``)."""
-    held = [tag.strip() for tag in request.headers.get("If-None-Match", "").split(",")]
+def _held(etag: str, if_none_match: str) -> bool:
+    """Whether ``If-None-Match`` names ``etag`` (or ``*``)."""
+    held = [tag.strip() for tag in if_none_match.split(",")]
     return etag in held or "*" in held
 
 
-def stream_response(
-    answers: Any, error_response: Callable[[grpc.RpcError], Response], client_gone: Callable[[], bool] | None = None
-) -> Response:
-    """A server stream as newline-delimited JSON (grpc-gateway's framing: one ``{"result": ...}`` a line,
-    ``{"error": Status}`` if the call fails after it started), or as Server-Sent Events when the client accepts
-    them. A call that fails before its first message answers the usual error status instead. Closing the
-    response (the client left) cancels the call, which stops the search behind it.
+# --- server streams ------------------------------------------------------------------------------------------
 
-    A search's iterations come further and further apart, and the client may leave in between: a thread of its
-    own reads the stream, and the answer, while it has nothing new, looks every ``HEARTBEAT_S`` whether the
-    client is still there. Before the first message (the response not started) by asking ``client_gone``
-    (the server's word: ``gateway.CLIENT_WATCH``), which cancels the call: 499. Once streaming, by sending an
-    empty chunk (nothing reaches the wire): the server cannot hand it on once the client's connection is gone,
-    and closes the response (granian, as PEP 3333 has it)."""
-    received = _read_in_thread(answers)
-    first = _first(received, answers, client_gone)
-    if isinstance(first, grpc.RpcError):
-        return error_response(first)
-    events = "text/event-stream" in request.headers.get("Accept", "")
-
-    def frame(kind: str, payload: dict[str, Any]) -> str:
-        text = json.dumps({kind: payload}, separators=(",", ":"))
-        return f"event: {kind}\ndata: {text}\n\n" if events else text + "\n"
-
-    def frames() -> Iterator[str]:
-        try:
-            item = first
-            while item is not _END:
-                if isinstance(item, grpc.RpcError):
-                    yield frame("error", json_format.MessageToDict(status_of(item)))
-                    return
-                yield frame("result", protojson.to_dict(item))
-                while True:
-                    try:
-                        item = _unless_raised(received.get(timeout=HEARTBEAT_S))
-                        break
-                    except queue.Empty:
-                        yield ""  # undeliverable once the client has gone: the server closes this iterator
-        finally:
-            answers.cancel()
-
-    mimetype = "text/event-stream" if events else "application/x-ndjson"
-    return Response(frames(), mimetype=mimetype, headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"})
+STREAM_HEADERS = (("Cache-Control", "no-store"), ("X-Accel-Buffering", "no"))
+NDJSON = "application/x-ndjson"
+EVENT_STREAM = "text/event-stream"
 
 
-_END = object()  # the stream ended without an error
+def stream_type(accept: str) -> str:
+    """Server-Sent Events for a client that accepts them, else newline-delimited JSON (grpc-gateway's)."""
+    return EVENT_STREAM if EVENT_STREAM in accept else NDJSON
 
 
-def _read_in_thread(answers: Any) -> queue.SimpleQueue[Any]:
-    """The stream's messages as a daemon thread reads them, then ``_END`` or the exception it ended with.
-    Unbounded: an analysis sends one message an iteration of its search, tens in all."""
-    received: queue.SimpleQueue[Any] = queue.SimpleQueue()
-
-    def read() -> None:
-        try:
-            for answer in answers:
-                received.put(answer)
-        except BaseException as error:  # handed over: an RpcError is answered, anything else raised there
-            received.put(error)
-        else:
-            received.put(_END)
-
-    threading.Thread(target=read, name="stream-reader", daemon=True).start()
-    return received
+def frame(kind: str, payload: dict[str, Any], content_type: str) -> bytes:
+    """One message of a stream: ``{"result": ...}`` or ``{"error": Status}``, a line or an event."""
+    text = json.dumps({kind: payload}, separators=(",", ":"))
+    return (f"event: {kind}\ndata: {text}\n\n" if content_type == EVENT_STREAM else text + "\n").encode()
 
 
-def _first(received: queue.SimpleQueue[Any], answers: Any, client_gone: Callable[[], bool] | None) -> Any:
-    """The stream's first item (``_read_in_thread``); the call cancelled meanwhile if its client left."""
-    while True:
-        try:
-            return _unless_raised(received.get(timeout=HEARTBEAT_S))
-        except queue.Empty:
-            if client_gone is not None and client_gone():
-                answers.cancel()  # the reader hands over the call's CANCELLED next
-                client_gone = None
+def result_frame(message: Message, content_type: str) -> bytes:
+    return frame("result", protojson.to_dict(message), content_type)
 
 
-def _unless_raised(item: Any) -> Any:
-    """``item``, unless it is an exception other than the call's RpcError: that is raised."""
-    if isinstance(item, BaseException) and not isinstance(item, grpc.RpcError):
-        raise item
-    return item
+def error_frame(status: status_pb2.Status, content_type: str) -> bytes:
+    return frame("error", json_format.MessageToDict(status), content_type)
+
+
+def stream_answer(content_type: str, chunks: AsyncIterator[bytes]) -> Answer:
+    """A server stream's answer (AnalyzePosition, ReviewGame): its chunks written as they come."""
+    shown = f"{content_type}; charset=utf-8" if content_type == EVENT_STREAM else content_type
+    return Answer(200, [("Content-Type", shown), *STREAM_HEADERS], stream=chunks)

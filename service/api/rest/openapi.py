@@ -33,7 +33,6 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from flask import Response, request
 from google.api import annotations_pb2, field_behavior_pb2
 from google.protobuf import descriptor, descriptor_pb2
 from google.rpc import error_details_pb2, status_pb2
@@ -58,6 +57,7 @@ from service.api.limits import (
 )
 from service.api.required import behaviors
 from service.api.rest import examples
+from service.api.rest.mapping import Answer, json_answer
 from service.api.version import VERSION
 from service.core.values import EVENT_TYPES, OPTION_TYPES, PURPOSES, RENDER_THEMES, RESULT_REASONS, STOP_REASONS
 
@@ -690,13 +690,26 @@ def _gzipped(api_keys: bool) -> bytes:
     return gzip.compress(openapi_json(api_keys).encode(), mtime=0)
 
 
-def serve_openapi(api_keys: bool = False) -> Response:
-    """The ``/openapi.json`` view: gzip-compressed for a client that accepts it (the document is large,
+def accepts_gzip(accept_encoding: str) -> bool:
+    """Whether an ``Accept-Encoding`` header takes gzip (by name or ``*``, at a quality above 0)."""
+    qualities: dict[str, float] = {}
+    for item in accept_encoding.split(","):
+        name, _, parameters = item.partition(";")
+        quality = 1.0
+        key, _, value = parameters.strip().partition("=")
+        if key.strip().lower() == "q":
+            try:
+                quality = float(value)
+            except ValueError:
+                quality = 0.0
+        qualities[name.strip().lower()] = quality
+    return qualities.get("gzip", qualities.get("*", 0.0)) > 0
+
+
+def serve_openapi(api_keys: bool, accept_encoding: str) -> Answer:
+    """The ``/openapi.json`` answer: gzip-compressed for a client that accepts it (the document is large,
     mostly examples, and compresses well)."""
-    if request.accept_encodings["gzip"]:
-        response = Response(_gzipped(api_keys), mimetype="application/json")
-        response.headers["Content-Encoding"] = "gzip"
-    else:
-        response = Response(openapi_json(api_keys), mimetype="application/json")
-    response.vary.add("Accept-Encoding")
-    return response
+    headers = {"Vary": "Accept-Encoding"}
+    if accepts_gzip(accept_encoding):
+        return json_answer(200, _gzipped(api_keys), {**headers, "Content-Encoding": "gzip"})
+    return json_answer(200, openapi_json(api_keys), headers)

@@ -18,7 +18,7 @@ from google.protobuf import struct_pb2
 
 from service.api.codec import decode_options
 from service.api.rest.examples import PATH, SEED, STREAMED, Example
-from service.api.rest.gateway import create_app
+from service.api.rest.gateway_local import local_client
 from service.api.rpc.server import ServerConfig, create_server
 from service.core.contract import Position
 from service.games import BUILT_IN, Registration
@@ -97,16 +97,16 @@ def record(registrations: Sequence[Registration] = BUILT_IN, listing: bool = Tru
     this process; their answers."""
     running = create_server(ServerConfig(), address="127.0.0.1:0")
     try:
-        client = create_app(backend=f"127.0.0.1:{running.port}", timeout_s=30).test_client()
-        recorded = []
-        for method, game, summary, body in requests(registrations, listing):
-            example = Example(method, game, summary, body, {})
-            verb, path = example.http
-            answer = client.open(path, method=verb, json=body)
-            if answer.status_code != 200:
-                raise RuntimeError(f"{verb} {path}: {answer.status_code} {answer.get_data(as_text=True)[:300]}")
-            recorded.append(Example(method, game, summary, body, _answer(method, answer.get_data(as_text=True))))
-        return recorded
+        with local_client(f"127.0.0.1:{running.port}", timeout_s=30) as client:
+            recorded = []
+            for method, game, summary, body in requests(registrations, listing):
+                example = Example(method, game, summary, body, {})
+                verb, path = example.http
+                answer = client.open(path, method=verb, json=body)
+                if answer.status_code != 200:
+                    raise RuntimeError(f"{verb} {path}: {answer.status_code} {answer.text[:300]}")
+                recorded.append(Example(method, game, summary, body, _answer(method, answer.text)))
+            return recorded
     finally:
         running.shutdown(1)
 
