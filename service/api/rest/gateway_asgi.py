@@ -178,7 +178,8 @@ class Front:
             if wait <= 0:
                 raise _Stalled("body")
             try:
-                message = await asyncio.wait_for(receive(), wait)
+                async with asyncio.timeout(wait):  # no task of its own, unlike wait_for: the common case is cheap
+                    message = await receive()
             except TimeoutError:
                 raise _Stalled("body_chunk" if wait < left else "body") from None
             if message["type"] == "http.disconnect":
