@@ -26,7 +26,6 @@ REVERSI = GAMES["reversi"].new_position().to_notation()
 KALAH = GAMES["kalah"].new_position().to_notation()
 LEGAL = "/v1/games/reversi:legalMoves"
 
-# (path, body, headers): good calls, each kind of malformed body, bad deadlines, the rules refusing.
 # (path, body, headers, status, reason): good calls, each kind of malformed body, bad deadlines, the rules
 # refusing.
 CASES: list[tuple[str, bytes, dict[str, str], int, str]] = [
