@@ -63,7 +63,7 @@ def short_gateway(grpc_address: str) -> Iterator[str]:
 
 def test_stalled_bodies_take_no_thread_and_are_closed_with_408(short_gateway: str) -> None:
     with contextlib.ExitStack() as stack:
-        # More stalled bodies than the worker has threads (8 and 64 for waiting best moves).
+        # A hundred stalled bodies at once: each costs the worker its bytes, and holds nothing else.
         stalled = [stack.enter_context(stall(short_gateway)) for _ in range(100)]
         status, body, _ = http(short_gateway, "/v1/games/reversi:legalMoves", LEGAL)
         assert status == 200 and body["totalSize"] == 4  # answered beside them

@@ -1,6 +1,6 @@
 """The gateway's one request path: every route, answered in the worker's event loop.
 
-Why one path, and why not Flask. The gateway used to answer the rules calls here and hand everything else
+Why one path, and why not Flask. The gateway used to answer the rules calls in its event loop and hand the rest
 (GET routes, BestMove and the streams, ``:render``, CORS, health, metrics, the playground) to a Flask app on a
 pool of threads, each cross-cutting rule called from both. Measured with ``python -m bench.load`` (the
 figures: ``docs/development.md``, "The gateway's cost"), a LegalMoves through the Flask app cost clearly more
