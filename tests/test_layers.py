@@ -61,7 +61,7 @@ MAY_IMPORT = {
 }
 # Third-party packages only the transport may use: the engines, the search and the levels know no gRPC,
 # protobuf or HTTP.
-TRANSPORT_ONLY = ("grpc", "grpc_status", "grpc_health", "grpc_reflection", "google", "flask", "gamerules", "granian")
+TRANSPORT_ONLY = ("grpc", "grpc_status", "grpc_health", "grpc_reflection", "google", "gamerules", "granian")
 # Imports inside functions that are not about layering, each with its reason: prometheus-client chooses its
 # storage when first imported, so the metrics module may only be imported once the server has pointed
 # PROMETHEUS_MULTIPROC_DIR at the directory its workers share, and a gateway worker builds its app after the fork.
