@@ -15,7 +15,8 @@ import functools
 import json
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+
+from service.core.jsonvalue import JSON, JSONObject
 
 PATH = Path(__file__).with_name("examples.json")
 # The methods whose answer is one JSON message, so an example can show it: not AnalyzePosition and ReviewGame
@@ -40,8 +41,8 @@ class Example:
     method: str  # the RPC's name, e.g. "LegalMoves"
     game: str  # the game id in the path; "" for ListGames
     summary: str
-    request: dict[str, Any] | None  # the JSON body; None for a GET
-    response: dict[str, Any]
+    request: JSONObject | None  # the JSON body; None for a GET
+    response: JSONObject
 
     @property
     def name(self) -> str:
@@ -72,7 +73,7 @@ def for_method(method: str) -> list[Example]:
     return [example for example in load() if example.method == method]
 
 
-def comparable(answer: Any) -> Any:
+def comparable(answer: JSON) -> JSON:
     """``answer`` without its measured fields, at any depth."""
     if isinstance(answer, dict):
         return {key: comparable(value) for key, value in answer.items() if key not in MEASURED}

@@ -30,8 +30,9 @@ import functools
 import gzip
 import json
 import os
+from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from google.api import annotations_pb2, field_behavior_pb2
 from google.protobuf import descriptor, descriptor_pb2
@@ -59,6 +60,7 @@ from service.api.required import behaviors
 from service.api.rest import examples
 from service.api.rest.mapping import Answer, json_answer
 from service.api.version import VERSION
+from service.core.jsonvalue import JSON, JSONObject
 from service.core.values import EVENT_TYPES, OPTION_TYPES, PURPOSES, RENDER_THEMES, RESULT_REASONS, STOP_REASONS
 
 if TYPE_CHECKING:
@@ -108,11 +110,11 @@ def result_reasons() -> list[str]:
 
 # Messages given as their notation or their structured form (see _Builder._alternatives).
 NOTATION_OR_STRUCTURED = frozenset({"gamerules.v1.Position", "gamerules.v1.Move"})
-_SEAT = {"minimum": 1, "maximum": 2}
+_SEAT: JSONObject = {"minimum": 1, "maximum": 2}
 # What the proto types cannot say: closed string sets (enums; the tuples in service/core/values.py are their one
 # source), ranges and lengths (the limits the servicer enforces, by its own constants). By field full name; for
 # a repeated field, the array keywords apply to the array, the others to its items.
-FIELD_SCHEMAS: dict[str, dict[str, Any]] = {
+FIELD_SCHEMAS: dict[str, JSONObject] = {
     "gamerules.v1.Event.type": {"enum": list(EVENT_TYPES)},
     "gamerules.v1.Event.seat": {"minimum": 0, "maximum": 2},
     "gamerules.v1.ScoreResponse.reason": {"enum": ["", *result_reasons()]},
@@ -162,12 +164,12 @@ FIELD_SCHEMAS: dict[str, dict[str, Any]] = {
 }
 _ARRAY_KEYWORDS = frozenset({"minItems", "maxItems", "uniqueItems"})
 
-_INT32 = {"type": "integer", "format": "int32", "minimum": -(2**31), "maximum": 2**31 - 1}
-_UINT32 = {"type": "integer", "format": "int64", "minimum": 0, "maximum": 2**32 - 1}
-_INT64 = {"type": "string", "format": "int64", "pattern": "^-?[0-9]+$"}
-_UINT64 = {"type": "string", "format": "uint64", "pattern": "^[0-9]+$"}
+_INT32: JSONObject = {"type": "integer", "format": "int32", "minimum": -(2**31), "maximum": 2**31 - 1}
+_UINT32: JSONObject = {"type": "integer", "format": "int64", "minimum": 0, "maximum": 2**32 - 1}
+_INT64: JSONObject = {"type": "string", "format": "int64", "pattern": "^-?[0-9]+$"}
+_UINT64: JSONObject = {"type": "string", "format": "uint64", "pattern": "^[0-9]+$"}
 _FD = descriptor.FieldDescriptor
-_SCALARS: dict[int, dict[str, Any]] = {
+_SCALARS: dict[int, JSONObject] = {
     _FD.TYPE_INT32: _INT32,
     _FD.TYPE_SINT32: _INT32,
     _FD.TYPE_SFIXED32: _INT32,
@@ -185,7 +187,7 @@ _SCALARS: dict[int, dict[str, Any]] = {
     _FD.TYPE_BYTES: {"type": "string", "format": "byte", "contentEncoding": "base64"},
 }
 # Well-known types have their own JSON forms (the proto3 JSON mapping).
-_WELL_KNOWN: dict[str, dict[str, Any]] = {
+_WELL_KNOWN: dict[str, JSONObject] = {
     "google.protobuf.Struct": {"type": "object", "additionalProperties": True, "description": "Any JSON object."},
     "google.protobuf.Value": {"description": "Any JSON value."},
     "google.protobuf.ListValue": {"type": "array", "items": {}, "description": "Any JSON array."},
@@ -212,7 +214,7 @@ _WELL_KNOWN: dict[str, dict[str, Any]] = {
 }
 
 
-def _ref(name: str) -> dict[str, str]:
+def _ref(name: str) -> JSONObject:
     return {"$ref": f"#/components/schemas/{name}"}
 
 
@@ -277,13 +279,17 @@ class _Builder:
     def __init__(self, comments: dict[str, str], outputs: frozenset[str]) -> None:
         self.comments = comments
         self.outputs = outputs
-        self.schemas: dict[str, dict[str, Any]] = {}
+        self.schemas: dict[str, JSONObject] = {}
 
-    def _described(self, schema: dict[str, Any], full_name: str) -> dict[str, Any]:
+    def _described(self, schema: JSONObject, full_name: str) -> JSONObject:
         text = self.comments.get(full_name)
         return {**schema, "description": text} if text else schema
 
-    def message(self, message: descriptor.Descriptor) -> dict[str, str]:
+    def _description(self, full_name: str) -> str:
+        """The description ``_described`` gives a schema of ``full_name``, "" for none."""
+        return self.comments.get(full_name) or ""
+
+    def message(self, message: descriptor.Descriptor) -> JSONObject:
         """A ``$ref`` to the message's schema, adding it (and what it uses) to the components."""
         name = message.full_name
         if name not in self.schemas:
@@ -294,13 +300,13 @@ class _Builder:
                 self.schemas[name] = self.object_schema(message)
         return _ref(name)
 
-    def object_schema(self, message: descriptor.Descriptor, exclude: frozenset[str] = frozenset()) -> dict[str, Any]:
+    def object_schema(self, message: descriptor.Descriptor, exclude: frozenset[str] = frozenset()) -> JSONObject:
         if message.full_name in NOTATION_OR_STRUCTURED:
             return self._alternatives(message)
         fields = [field for field in message.fields if field.name not in exclude]
         properties = {field.json_name: self.field(field) for field in fields}
         # The gateway's JSON parser refuses unknown fields.
-        schema: dict[str, Any] = {"type": "object", "properties": properties, "additionalProperties": False}
+        schema: JSONObject = {"type": "object", "properties": properties, "additionalProperties": False}
         required = [field.json_name for field in fields if self._required(message, field)]
         if required:
             schema["required"] = required
@@ -311,7 +317,7 @@ class _Builder:
             for oneof in real_oneofs
         ]
         if notes:
-            schema["description"] = "\n\n".join([schema.get("description", ""), *notes]).strip()
+            schema["description"] = "\n\n".join([self._description(message.full_name), *notes]).strip()
         return schema
 
     def _required(self, message: descriptor.Descriptor, field: descriptor.FieldDescriptor) -> bool:
@@ -320,14 +326,14 @@ class _Builder:
         # The servicer fills every field of an answer but the `optional` ones (and any oneof's).
         return message.full_name in self.outputs and field.containing_oneof is None
 
-    def _alternatives(self, message: descriptor.Descriptor) -> dict[str, Any]:
+    def _alternatives(self, message: descriptor.Descriptor) -> JSONObject:
         """Position and Move: the notation alone, or one game's structured form with the notation optional
         (both given must agree). Answers carry both, so each matches its game's branch: exactly one."""
         notation = message.fields_by_name["notation"]
         forms = message.oneofs_by_name["game"].fields
         # The structured forms come first: a client trying the branches in order must not read an answer
         # (which carries both) as the notation alone.
-        branches = []
+        branches: list[JSONObject] = []
         for form in forms:
             branches.append(
                 {
@@ -348,7 +354,7 @@ class _Builder:
             }
         )
         # Each branch is a component of its own (code generators name a type after it).
-        refs = []
+        refs: list[JSONObject] = []
         for branch in branches:
             name = f"{message.full_name}.{str(branch['title']).rsplit(' ', 1)[1]}"
             self.schemas[name] = branch
@@ -359,10 +365,10 @@ class _Builder:
             f"`{notation.json_name}` (the two must then agree), or `{notation.json_name}` alone; answers carry "
             "both."
         )
-        schema["description"] = "\n\n".join([schema.get("description", ""), note]).strip()
+        schema["description"] = "\n\n".join([self._description(message.full_name), note]).strip()
         return schema
 
-    def enum(self, enum: descriptor.EnumDescriptor) -> dict[str, str]:
+    def enum(self, enum: descriptor.EnumDescriptor) -> JSONObject:
         if enum.full_name == "google.protobuf.NullValue":
             return {"type": "null"}
         if enum.full_name not in self.schemas:
@@ -371,20 +377,20 @@ class _Builder:
             )
         return _ref(enum.full_name)
 
-    def field(self, field: descriptor.FieldDescriptor) -> dict[str, Any]:
+    def field(self, field: descriptor.FieldDescriptor) -> JSONObject:
+        items: JSONObject | None = None  # a list's items (a map is a repeated field too, without them)
         if field.type == _FD.TYPE_MESSAGE and field.message_type.GetOptions().map_entry:
             value = self.single(field.message_type.fields_by_name["value"])
-            schema: dict[str, Any] = {"type": "object", "additionalProperties": value}
+            schema: JSONObject = {"type": "object", "additionalProperties": value}
         elif field.is_repeated:
-            schema = {"type": "array", "items": self.single(field)}
+            items = self.single(field)
+            schema = {"type": "array", "items": items}
         else:
             schema = self.single(field)
         if field.is_repeated:
             schema.update({k: v for k, v in FIELD_SCHEMAS.get(field.full_name, {}).items() if k in _ARRAY_KEYWORDS})
-            if field.full_name in FIELD_SCHEMAS and schema["items"].keys().isdisjoint({"$ref"}):
-                schema["items"].update(
-                    {k: v for k, v in FIELD_SCHEMAS[field.full_name].items() if k not in _ARRAY_KEYWORDS}
-                )
+            if field.full_name in FIELD_SCHEMAS and items is not None and items.keys().isdisjoint({"$ref"}):
+                items.update({k: v for k, v in FIELD_SCHEMAS[field.full_name].items() if k not in _ARRAY_KEYWORDS})
         else:
             schema.update(FIELD_SCHEMAS.get(field.full_name, {}))
         if field_behavior_pb2.OUTPUT_ONLY in behaviors(field):
@@ -392,7 +398,7 @@ class _Builder:
         text = self.comments.get(field.full_name)
         return {**schema, "description": text} if text else schema  # 3.1 allows siblings of $ref
 
-    def single(self, field: descriptor.FieldDescriptor) -> dict[str, Any]:
+    def single(self, field: descriptor.FieldDescriptor) -> JSONObject:
         if field.type in (_FD.TYPE_MESSAGE, _FD.TYPE_GROUP):
             return self.message(field.message_type)
         if field.type == _FD.TYPE_ENUM:
@@ -433,8 +439,8 @@ def _path_and_parameters(template: str) -> tuple[str, list[str]]:
     return "".join(path), fields
 
 
-def _parameter(field: str, template: str) -> dict[str, Any]:
-    schema: dict[str, Any] = {"type": "string", "pattern": "^[^/]+$"}
+def _parameter(field: str, template: str) -> JSONObject:
+    schema: JSONObject = {"type": "string", "pattern": "^[^/]+$"}
     description = f"The `{field}` of the request (bound from the path `{template}`)."
     if "games/*" in template:
         # The registry is the list of games this build serves (ListGames answers the same).
@@ -450,10 +456,10 @@ _BODY_TYPES = {"RenderPosition": "image/svg+xml"}
 
 def _query_parameters(
     builder: _Builder, message: descriptor.Descriptor, bound: frozenset[str], prefix: str = "", depth: int = 0
-) -> list[dict[str, Any]]:
+) -> list[JSONObject]:
     """The query parameters of a GET rule: every scalar (or repeated scalar) field not bound by the path, by
     its dotted lowerCamelCase path, descending into message fields that are not a oneof's alternatives."""
-    found: list[dict[str, Any]] = []
+    found: list[JSONObject] = []
     for field in message.fields:
         if field.name in bound:
             continue
@@ -464,10 +470,14 @@ def _query_parameters(
                 found += _query_parameters(builder, field.message_type, frozenset(), name + ".", depth + 1)
             continue
         schema = builder.field(field)
-        target = schema["items"] if field.is_repeated else schema
-        if target.get("type") == "string":  # the gateway reads no longer query value (a URL stays short)
-            target["maxLength"] = min(target.get("maxLength", MAX_QUERY_CHARS), MAX_QUERY_CHARS)
-        parameter: dict[str, Any] = {"name": name, "in": "query", "required": False}
+        scalar = schema["items"] if field.is_repeated else schema
+        # The gateway reads no longer query value (a URL stays short). A scalar's schema (``_Builder.single``) is
+        # an object, its length a number.
+        if isinstance(scalar, dict) and scalar.get("type") == "string":
+            target: JSONObject = scalar
+            length = target.get("maxLength", MAX_QUERY_CHARS)
+            target["maxLength"] = min(length, MAX_QUERY_CHARS) if isinstance(length, int) else MAX_QUERY_CHARS
+        parameter: JSONObject = {"name": name, "in": "query", "required": False}
         text = schema.pop("description", None)
         if text:
             parameter["description"] = text
@@ -478,18 +488,19 @@ def _query_parameters(
     return found
 
 
-def _answers(builder: _Builder, method: descriptor.MethodDescriptor, answer: dict[str, Any]) -> dict[str, Any]:
-    """The 200 response's content: JSON, a stream of JSON lines or events, or an HttpBody's bytes."""
+def _answers(builder: _Builder, method: descriptor.MethodDescriptor, answer: JSONObject) -> dict[str, JSONObject]:
+    """The 200 response's content, by media type: JSON, a stream of JSON lines or events, or an HttpBody's
+    bytes."""
     if method.output_type.full_name == _HTTP_BODY:
         kind = _BODY_TYPES[method.name]
         return {kind: {"schema": {"type": "string", "description": f"The `{kind}` bytes."}}}
     if method.server_streaming:
-        line = {
+        line: JSONObject = {
             "type": "object",
             "properties": {"result": answer, "error": _ref(_STATUS)},
             "description": "One message of the stream, or the error that ended it.",
         }
-        events = {
+        events: JSONObject = {
             "schema": {"type": "string", "description": "`event: result` or `event: error`, a line's JSON as data."}
         }
         return {"application/x-ndjson": {"schema": line}, "text/event-stream": events}
@@ -522,7 +533,7 @@ _ERRORS: dict[str, tuple[str, str]] = {
         "before the answer. BestMove answers before its deadline with the best move found so far instead.",
     ),
 }
-_HEADERS: dict[str, dict[str, Any]] = {
+_HEADERS: dict[str, JSONObject] = {
     "401": {
         "WWW-Authenticate": {
             "description": "`Bearer`: how to present a key (when the gateway itself checked it).",
@@ -552,31 +563,32 @@ _SECURITY_SCHEMES = {
 }
 
 
-def _error_responses() -> dict[str, Any]:
-    responses = {}
+def _error_responses() -> JSONObject:
+    responses: JSONObject = {}
     for code, (name, text) in _ERRORS.items():
-        response: dict[str, Any] = {"description": text, "content": {"application/json": {"schema": _ref(_STATUS)}}}
+        response: JSONObject = {"description": text, "content": {"application/json": {"schema": _ref(_STATUS)}}}
         if code in _HEADERS:
             response["headers"] = _HEADERS[code]
         responses[name] = response
     return responses
 
 
-def _with_examples(operation: dict[str, Any], method: str, path_fields: list[str]) -> None:
-    """The recorded real requests and answers of ``method`` (``service/api/rest/examples.py``), one per game."""
+def _with_examples(
+    method: str, parameters: list[JSONObject], request: JSONObject | None, answers: dict[str, JSONObject]
+) -> None:
+    """The recorded real requests and answers of ``method`` (``service/api/rest/examples.py``), one per game,
+    added to an operation's ``parameters``, its request body's JSON (``request``, if it takes one) and its 200
+    response's content (``answers``)."""
     recorded = examples.for_method(method)
     if not recorded:
         return
-    for parameter in operation.get("parameters", []):
+    for parameter in parameters:
         parameter["examples"] = {e.name: {"value": e.game} for e in recorded if e.game}
-    if "requestBody" in operation:
-        operation["requestBody"]["content"]["application/json"]["examples"] = {
-            e.name: {"summary": e.summary, "value": e.request} for e in recorded
-        }
-    answers = operation["responses"]["200"]["content"]
+    if request is not None:
+        request["examples"] = {e.name: {"summary": e.summary, "value": e.request} for e in recorded}
     if method in examples.STREAMED:  # the stream's last message, as its line reads
         answers["application/x-ndjson"]["examples"] = {
-            e.name: {"summary": e.summary, "value": {"result": e.response["stream"][-1]}} for e in recorded
+            e.name: {"summary": e.summary, "value": {"result": _last(e.response)}} for e in recorded
         }
         return
     if "application/json" not in answers:  # a stream or an image: no recorded JSON answer to show
@@ -584,7 +596,15 @@ def _with_examples(operation: dict[str, Any], method: str, path_fields: list[str
     answers["application/json"]["examples"] = {e.name: {"summary": e.summary, "value": e.response} for e in recorded}
 
 
-def openapi_document(api_keys: bool = False) -> dict[str, Any]:
+def _last(streamed: JSONObject) -> JSON:
+    """The last message of a recorded stream's answer (``{"stream": [every message's result]}``)."""
+    stream = streamed["stream"]
+    if isinstance(stream, str) or not isinstance(stream, Sequence):
+        raise ValueError(f"a recorded stream's answer is no list of messages: {stream!r:.100}")
+    return stream[-1]
+
+
+def openapi_document(api_keys: bool = False) -> JSONObject:
     """The OpenAPI 3.1 document of every HTTP rule of the GameRules service. With ``api_keys`` (the gateway
     checks keys) every operation needs one; without, a key is optional."""
     # The document's sections in the order OpenAPI lists them: longer than most functions, read as one.
@@ -597,12 +617,12 @@ def openapi_document(api_keys: bool = False) -> dict[str, Any]:
     builder.message(status_pb2.Status.DESCRIPTOR)
     for detail in _ERROR_DETAILS:
         builder.message(detail)
-    paths: dict[str, dict[str, Any]] = {}
+    paths: dict[str, JSONObject] = {}
     for method, rule in rules:
         verb = rule.WhichOneof("pattern")
         template = getattr(rule, verb)
         path, path_fields = _path_and_parameters(template)
-        operation: dict[str, Any] = {
+        operation: JSONObject = {
             "operationId": f"{SERVICE.name}_{method.name}",
             "tags": [SERVICE.name],
             "summary": method.name,
@@ -610,13 +630,13 @@ def openapi_document(api_keys: bool = False) -> dict[str, Any]:
         text = comments.get(method.full_name)
         if text:
             operation["description"] = text
-        if path_fields:
-            operation["parameters"] = [_parameter(field, template) for field in path_fields]
+        parameters = [_parameter(field, template) for field in path_fields]
         if verb == "get" and not rule.body:
             bound = frozenset(field.split(".")[0] for field in path_fields)
-            query = _query_parameters(builder, method.input_type, bound)
-            if query:
-                operation["parameters"] = operation.get("parameters", []) + query
+            parameters += _query_parameters(builder, method.input_type, bound)
+        if parameters:
+            operation["parameters"] = parameters
+        request: JSONObject | None = None  # the request body's JSON, for a rule with a body
         if rule.body:
             if rule.body == "*":
                 bound = frozenset(field.split(".")[0] for field in path_fields)
@@ -633,18 +653,21 @@ def openapi_document(api_keys: bool = False) -> dict[str, Any]:
                 field_behavior_pb2.REQUIRED in behaviors(field) and field.name not in path_fields
                 for field in method.input_type.fields
             )
-            operation["requestBody"] = {"required": required, "content": {"application/json": {"schema": schema}}}
+            request = {"schema": schema}
+            operation["requestBody"] = {"required": required, "content": {"application/json": request}}
+        answer: JSONObject
         if method.output_type.full_name == _HTTP_BODY:
             answer = {}  # bytes, not a message: _answers describes them
         elif rule.response_body:
             answer = builder.field(method.output_type.fields_by_name[rule.response_body])
         else:
             answer = builder.message(method.output_type)
+        answers = _answers(builder, method, answer)
         operation["responses"] = {
-            "200": {"description": "OK", "content": _answers(builder, method, answer)},
+            "200": {"description": "OK", "content": answers},
             **{code: {"$ref": f"#/components/responses/{name}"} for code, (name, _) in _ERRORS.items()},
         }
-        _with_examples(operation, method.name, path_fields)
+        _with_examples(method.name, parameters, request, answers)
         paths.setdefault(path, {})[verb] = operation
     keys: list[dict[str, list[str]]] = [{name: []} for name in _SECURITY_SCHEMES]
     return {

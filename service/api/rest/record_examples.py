@@ -20,17 +20,18 @@ from service.api.codec import decode_options
 from service.api.rest.examples import PATH, SEED, STREAMED, Example
 from service.api.rest.gateway_local import local_client
 from service.api.rpc.server import ServerConfig, create_server
-from service.core.contract import Position
+from service.core.contract import MoveT, Position
+from service.core.jsonvalue import JSONObject
 from service.games import BUILT_IN, Registration
 
 
 def requests(
     registrations: Sequence[Registration] = BUILT_IN, listing: bool = True
-) -> list[tuple[str, str, str, dict[str, Any] | None]]:
+) -> list[tuple[str, str, str, JSONObject | None]]:
     """(method, game, summary, request body) for every example of ``registrations`` (the service's own games:
     the document's examples; a game registered from outside the tree keeps none), built from the engines, after
     ListGames' when ``listing``."""
-    calls: list[tuple[str, str, str, dict[str, Any] | None]] = [("ListGames", "", "Every game", None)] * listing
+    calls: list[tuple[str, str, str, JSONObject | None]] = [("ListGames", "", "Every game", None)] * listing
     for registration in registrations:
         game_id, game = registration.id, registration.game
         options = struct_pb2.Struct()
@@ -45,7 +46,7 @@ def requests(
         while end.outcome() is None:  # the first legal move each turn, to the end
             end = end.play(end.legal_moves()[0])
 
-        def at(position: Position[Any]) -> dict[str, str]:
+        def at(position: Position[MoveT]) -> dict[str, str]:
             return {"notation": position.to_notation()}
 
         title = game.title
@@ -111,11 +112,11 @@ def record(registrations: Sequence[Registration] = BUILT_IN, listing: bool = Tru
         running.shutdown(1)
 
 
-def _answer(method: str, text: str) -> dict[str, Any]:
+def _answer(method: str, text: str) -> JSONObject:
     """The JSON answer, or a stream's results in order (``examples.STREAMED``)."""
     if method in STREAMED:
         return {"stream": [json.loads(line)["result"] for line in text.splitlines() if line.strip()]}
-    answer: dict[str, Any] = json.loads(text)
+    answer: JSONObject = json.loads(text)
     return answer
 
 
