@@ -21,9 +21,8 @@ from __future__ import annotations
 import functools
 import json
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any
 
 import grpc
 from google.api import annotations_pb2
@@ -160,12 +159,12 @@ def _fields_by_key(message: descriptor.Descriptor) -> dict[str, descriptor.Field
     return {**{f.name: f for f in message.fields}, **{f.json_name: f for f in message.fields}}
 
 
-def strict_json_error(body: dict[str, Any], message: descriptor.Descriptor) -> tuple[str, str] | None:
+def strict_json_error(body: Mapping[str, object], message: descriptor.Descriptor) -> tuple[str, str] | None:
     """(field path, what is wrong) for the first value of a request body that the OpenAPI document calls
     invalid but proto3 JSON would read anyway: ``null`` (read as "unset") and a 32-bit integer written as a
     string (``"5"``). The API accepts exactly what its document describes (docs/api.md). Walked without
     recursion: the body may be deep; keys that are no field are left to the parser, which refuses them."""
-    stack: list[tuple[str, Any, descriptor.Descriptor]] = [("", body, message)]
+    stack: list[tuple[str, object, descriptor.Descriptor]] = [("", body, message)]
     while stack:
         path, value, kind = stack.pop()
         if not isinstance(value, dict):
@@ -194,7 +193,7 @@ def strict_json_error(body: dict[str, Any], message: descriptor.Descriptor) -> t
     return None
 
 
-def _shape_error(inner: descriptor.Descriptor, whole_list: bool, value: Any) -> str | None:
+def _shape_error(inner: descriptor.Descriptor, whole_list: bool, value: object) -> str | None:
     """What to send instead of ``value`` for a field of our messages that is no JSON object (or, for a
     repeated field, no list): ``"move": "d3"`` is answered with the object it means, ``{"notation": "d3"}``."""
     if not inner.full_name.startswith(_OUR_MESSAGES) or isinstance(value, list if whole_list else dict):
@@ -227,10 +226,10 @@ class _NonFinite:
         self.text = text
 
 
-def non_finite_path(body: Any) -> str | None:
+def non_finite_path(body: object) -> str | None:
     """The JSON path (``options.size``, ``moves[2]``) of the first NaN or Infinity in ``body``, None if none.
     Walked without recursion, keys as the caller wrote them."""
-    stack: list[tuple[str, Any]] = [("", body)]
+    stack: list[tuple[str, object]] = [("", body)]
     while stack:
         path, value = stack.pop()
         if isinstance(value, _NonFinite):

@@ -10,7 +10,6 @@ import json
 import re
 from collections.abc import AsyncIterator, Mapping
 from dataclasses import dataclass, field
-from typing import Any
 
 import grpc
 from google.protobuf import descriptor, json_format
@@ -21,6 +20,7 @@ from grpc_status import rpc_status
 from service.api import protojson
 from service.api.errors import HTTP_STATUS, status_json
 from service.api.limits import MAX_QUERY_CHARS
+from service.core.jsonvalue import JSON
 
 HTTP_BODY = "google.api.HttpBody"
 # An image is the same for the same request: caches may keep it a day, and revalidate it by its ETag after.
@@ -195,7 +195,7 @@ def stream_type(accept: str) -> str:
     return EVENT_STREAM if EVENT_STREAM in accept else NDJSON
 
 
-def frame(kind: str, payload: dict[str, Any], content_type: str) -> bytes:
+def frame(kind: str, payload: Mapping[str, JSON], content_type: str) -> bytes:
     """One message of a stream: ``{"result": ...}`` or ``{"error": Status}``, a line or an event."""
     text = json.dumps({kind: payload}, separators=(",", ":"))
     return (f"event: {kind}\ndata: {text}\n\n" if content_type == EVENT_STREAM else text + "\n").encode()
