@@ -49,9 +49,13 @@ if TYPE_CHECKING:
 
 _log = logging.getLogger(__name__)
 
-Scope = dict[str, Any]
-Receive = Callable[[], Awaitable[dict[str, Any]]]
-Send = Callable[[dict[str, Any]], Awaitable[None]]
+# The ASGI boundary: the spec's scope and events are dicts whose values' types depend on their keys (and the
+# event's ``type``), which granian builds and reads as plain dicts; no typed form of them is installed (asgiref's
+# TypedDicts). The one ``Any`` left in the gateway's types.
+ASGIMessage = dict[str, Any]
+Scope = ASGIMessage  # the connection's scope, a dict of the same kind
+Receive = Callable[[], Awaitable[ASGIMessage]]
+Send = Callable[[ASGIMessage], Awaitable[None]]
 
 # A body refused as too large is read on and dropped, at most this much for at most this long, before the
 # refusal: a client that writes its whole body before it reads (most do) then gets the answer.
@@ -279,7 +283,7 @@ def _stamped(scope: Scope, send: Send) -> tuple[Scope, Send]:
         scope = {**scope, "headers": [*kept, (b"x-request-id", request_id.encode("latin-1"))]}
     stamps = [(name.lower().encode(), value.encode("latin-1")) for name, value in answer_headers.stamps(request_id)]
 
-    async def stamped(message: dict[str, Any]) -> None:
+    async def stamped(message: ASGIMessage) -> None:
         if message["type"] == "http.response.start":
             written = {name for name, _ in message.get("headers", ())}
             missing = [(name, value) for name, value in stamps if name not in written]

@@ -16,9 +16,9 @@ import threading
 import urllib.parse
 from collections.abc import Coroutine, Iterator, Mapping
 from types import TracebackType
-from typing import Any, TypeVar
+from typing import TypeVar
 
-from service.api.rest.gateway_asgi import Front
+from service.api.rest.gateway_asgi import ASGIMessage, Front, Scope
 from service.api.rest.gateway_config import GatewayConfig
 from service.api.rest.gateway_path import GatewayPath
 
@@ -66,10 +66,10 @@ class LocalAnswer:
         return self.text if as_text else self.data
 
     @property
-    def json(self) -> Any:
+    def json(self) -> object:
         return json.loads(self.data) if self.data else None
 
-    def get_json(self) -> Any:
+    def get_json(self) -> object:
         return self.json
 
 
@@ -88,7 +88,7 @@ class GatewayClient:
     async def _build(self) -> GatewayPath:
         return GatewayPath(self._config)
 
-    def _run(self, coroutine: Coroutine[Any, Any, T]) -> T:
+    def _run(self, coroutine: Coroutine[object, object, T]) -> T:
         return asyncio.run_coroutine_threadsafe(coroutine, self._loop).result()
 
     def open(
@@ -127,7 +127,7 @@ class GatewayClient:
         self, method: str, target: str, headers: Mapping[str, str], body: bytes
     ) -> tuple[int, list[tuple[bytes, bytes]], bytes]:
         path, _, query = target.partition("?")
-        scope: dict[str, Any] = {
+        scope: Scope = {
             "type": "http",
             "http_version": "1.1",
             "method": method,
@@ -137,19 +137,19 @@ class GatewayClient:
             "client": (self._client, 40000),
             "server": ("127.0.0.1", 80),
         }
-        pending: list[dict[str, Any]] = [{"type": "http.request", "body": body, "more_body": False}]
+        pending: list[ASGIMessage] = [{"type": "http.request", "body": body, "more_body": False}]
         never = asyncio.Event()  # the client never leaves
 
-        async def receive() -> dict[str, Any]:
+        async def receive() -> ASGIMessage:
             if pending:
                 return pending.pop(0)
             await never.wait()
             return {"type": "http.disconnect"}
 
-        started: dict[str, Any] = {}
+        started: ASGIMessage = {}
         parts: list[bytes] = []
 
-        async def send(message: dict[str, Any]) -> None:
+        async def send(message: ASGIMessage) -> None:
             if message["type"] == "http.response.start":
                 started.update(message)
             else:

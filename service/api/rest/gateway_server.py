@@ -29,12 +29,17 @@ import signal
 import socket
 import sys
 import threading
+from multiprocessing.process import BaseProcess
 from pathlib import Path
-from typing import Any
+from types import FrameType
+from typing import TYPE_CHECKING
 
 from service.api import cpus, environment, listeners, logs, multiproc, settings
 from service.api.rest import gateway_pacing
 from service.api.rest.gateway_config import _KINDS, GatewayConfig
+
+if TYPE_CHECKING:
+    from service.api.rest.gateway_asgi import Front
 
 # The stages of a request the front does not time itself: granian's public options (``docs/operations.md``).
 DEFAULT_HEADER_S = 10.0  # the request line and headers, and a keep-alive connection's wait for its next request
@@ -204,7 +209,7 @@ def check(argv: list[str]) -> tuple[argparse.Namespace, GatewayConfig]:
     return args, config
 
 
-def worker_app() -> Any:
+def worker_app() -> Front:
     """The ASGI app of one granian worker: the front (``gateway_asgi``), which reads each request's body and
     hears when a client leaves, before the one request path (``gateway_path``). (Imported here: the metrics
     library must not be imported before ``main`` has set up the workers' metrics directory.)"""
@@ -231,7 +236,7 @@ def worker_config() -> GatewayConfig:
 _STOP_SIGNALS = (signal.SIGTERM, signal.SIGINT)
 
 
-def _end_before_serving(number: int, frame: Any) -> None:
+def _end_before_serving(number: int, frame: FrameType | None) -> None:
     """A forked worker's stop handler until granian installs its own: the worker serves nothing yet (granian
     accepts connections in it only once it listens), so it ends at once and granian's main process sees it
     stop. It used to keep the signal until granian listened, so a worker whose start outlasted the grace
@@ -241,7 +246,7 @@ def _end_before_serving(number: int, frame: Any) -> None:
     os._exit(0)  # nothing to flush or finish: no request, and every log line is written when it is logged
 
 
-def ended(process: Any) -> bool:
+def ended(process: BaseProcess) -> bool:
     """Whether a ``multiprocessing`` process has ended: its sentinel is ready (public, and true once it exits,
     whichever thread collects its exit status)."""
     from multiprocessing.connection import wait
@@ -273,10 +278,11 @@ def _see_workers_end() -> None:
         )
         return
 
-    def is_alive(worker: Any) -> bool:
+    def is_alive(worker: WorkerProcess) -> bool:
         return not ended(worker.inner)
 
-    WorkerProcess.is_alive = is_alive  # type: ignore[method-assign]
+    # Declared on granian's base class, whose workers may lack ``inner``; set on the class whose workers have it.
+    WorkerProcess.is_alive = is_alive  # type: ignore[method-assign,assignment]
 
 
 def _relay_stop_signals() -> None:
