@@ -131,16 +131,19 @@ proto: $(INSTALLED)
 run: install
 	$(PY) -m service.run --grpc-port $(GRPC_PORT) --http-port $(HTTP_PORT) $(if $(METRICS_PORT),--metrics-port $(METRICS_PORT))
 
-# The tests run on TEST_WORKERS processes (pytest-xdist): one a CPU by default ("logical": the CPUs this
-# process may use), TEST_WORKERS=0 runs them all in pytest's own process, any number that many. Each worker starts
+# The tests run on TEST_WORKERS processes (pytest-xdist): by default one more than the CPUs this process may
+# use, since many tests spend their time waiting on the servers, gateways and commands they start;
+# TEST_WORKERS=0 runs them all in pytest's own process, any number that many. Each worker starts
 # with a share of the tests and takes from another's when it runs out (--dist worksteal), so a long test near
 # the end does not leave a CPU idle; grouping them by file would run the REST fuzz test's cases, which share one
 # test id, as one. The examples in other languages need toolchains that make test does not install: their
-# tests skip there, and `make test-examples` (CI runs it too) runs them.
-TEST_WORKERS ?= logical
+# tests skip there, and `make test-examples` (CI runs it too) runs them. The tests start many servers, gateways and
+# commands, each importing the service: with bytecode caching off (a shell's PYTHONDONTWRITEBYTECODE) each
+# of them, and each worker's collection, compiled it all again.
+TEST_WORKERS ?= $(shell $(PYTHON) -c 'import os; print(len(getattr(os, "sched_getaffinity", lambda _: range(os.cpu_count() or 1))(0)) + 1)')
 test: install lint
 	$(call STEP,the tests (pytest prints its own time; pytest -m slow runs the long ones))
-	$(PY) -m pytest -q -p no:cacheprovider -n $(TEST_WORKERS) $(if $(filter 0,$(TEST_WORKERS)),,--dist worksteal)
+	env -u PYTHONDONTWRITEBYTECODE $(PY) -m pytest -q -p no:cacheprovider -n $(TEST_WORKERS) $(if $(filter 0,$(TEST_WORKERS)),,--dist worksteal)
 	$(call STEPPED,the tests)
 
 # The Node and Go examples built (their Debian packages installed as root) and their tests run, where an
