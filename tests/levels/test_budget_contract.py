@@ -154,7 +154,7 @@ def test_the_same_seed_gives_the_same_answer(game_id: str, variety_path: bool) -
 # node budget never cuts a caller's time short; a node budget answers the same for a seed; ``stopReason`` says
 # truthfully what stopped the search.
 
-T = 150  # ms: a caller's time below every level's own
+T = 100  # ms: a caller's time below every level's own
 NODES = 3_000
 DEPTH = 3
 USED = 0.7  # the share of a caller's time the contract promises is used (``budget.SPEND`` is what the search keeps to)
