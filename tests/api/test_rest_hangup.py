@@ -99,8 +99,8 @@ def hang_up(url: str, path: str, body: dict[str, Any]) -> float:
 
 
 LONG_ITERATION_S = 0.3
-# Analyses started until one is left in the middle of a long iteration (each one that ran to its end instead
-# is waited for, so that its search is not taken for the next one's).
+# Analyses started until one is left in the middle of a long iteration and stops in it (each one that ran to
+# its end instead is waited for, so that its search is not taken for the next one's).
 MID_STREAM_TRIES = 3
 
 
@@ -225,18 +225,24 @@ def test_a_best_move_whose_client_hangs_up_stops_its_search(served):
 @pytest.mark.parametrize("accept", ["application/x-ndjson", "text/event-stream"])
 def test_an_analysis_whose_client_hangs_up_mid_stream_stops_its_search(served, accept):
     _, url, observed, _ = served
+    left_in: list[tuple[int, int]] = []  # (the depth the client saw last, the depth the search completed)
     for _ in range(MID_STREAM_TRIES):
         left = hang_up_mid_stream(url, accept)
         ended, result = observed.next()
-        if left is not None:
+        if left is None:
+            assert result.stop_reason != "cancelled", result  # it ran to its end: no client left it
+            continue
+        closed, depth = left
+        assert result.stop_reason == "cancelled" and result.elapsed_ms < STOPPED_WITHIN_MS, result
+        left_in.append((depth, result.depth))
+        if result.depth == depth:
             break
-        assert result.stop_reason != "cancelled", result  # it ran to its end: no client left it
-    assert left is not None, f"no analysis of {MID_STREAM_TRIES} showed an iteration to hang up in"
-    closed, depth = left
-    assert result.stop_reason == "cancelled" and result.elapsed_ms < STOPPED_WITHIN_MS, result
+    assert left_in, f"no analysis of {MID_STREAM_TRIES} showed an iteration to hang up in"
     # Stopped in the iteration the client left in: none completed after it (the stream used to notice only
-    # when it sent the next one).
-    assert result.depth == depth, (result, depth)
+    # when it sent the next one). The next iteration is usually the longer, but now and then the table makes
+    # it short enough to end before the hang-up reaches the search: an analysis is started again then, and a
+    # search that goes on to the next iteration every time fails.
+    assert left_in[-1][0] == left_in[-1][1], left_in
     # A streamed analysis searches in the server's own process, on the call's "analysis" thread: it ended.
     assert eventually(lambda: not any(thread.name == "analysis" for thread in threading.enumerate()))
     print(f"analysis ({accept}): stopped {ended - closed:.3f} s after the hang-up at depth {depth}")
