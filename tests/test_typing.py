@@ -1,5 +1,5 @@
-"""``Any`` in the signatures of ``service/`` only where nothing better can be said (``docs/development.md``, the
-house map): the C boundary (``service/native/``) and "a position of whichever game", ``Position[Any]``, which
+"""``Any`` in the signatures of ``service/`` only where nothing better can be said (``docs/development.md``,
+"Tests"): the C boundary (``service/native/``) and "a position of whichever game", ``Position[Any]``, which
 the registry returns for a game known only at run time (``Position`` is invariant in its move type, and Python
 has no existential type). The ASGI dicts go through one named alias (``gateway_asgi.ASGIMessage``), which this
 check does not see. ``mypy --strict service`` (``make lint``) checks the rest.
