@@ -100,7 +100,7 @@ def _answers(config: GatewayConfig, cases: list[tuple[str, bytes, dict[str, str]
         for url, body, headers in cases:
             reply = client.post(url, data=body, headers={"Content-Type": "application/json", **headers})
             named = {name.lower(): value for name, value in reply.headers.items()}
-            answers.append((reply.status_code, reply.get_json(), named))
+            answers.append((reply.status_code, reply.json, named))
     return answers
 
 

@@ -5,6 +5,7 @@ call nothing but the public REST API."""
 from __future__ import annotations
 
 import re
+import urllib.error
 import urllib.request
 from pathlib import Path
 
@@ -28,6 +29,23 @@ def test_the_page_and_its_files(gateway_url):
         assert status == 200 and kind in content_type and text == (PLAYGROUND / name).read_text()
     status, body, _ = http(gateway_url, "/playground/nothing.js")
     assert status == 404 and body["code"] == 5
+
+
+def test_a_file_held_by_the_client_is_not_sent_again(gateway_url):
+    """Each file has an ETag, a digest of its bytes; a client holding it (or any, ``*``) gets 304 and no body, a
+    client holding another gets the file; a name outside the playground is no file of it."""
+    with urllib.request.urlopen(gateway_url + "/playground/api.js", timeout=10) as answer:
+        etag = answer.headers["ETag"]
+        assert answer.headers["Cache-Control"] == "no-cache" and etag.startswith('"')
+    for held, status in ((etag, 304), (f'"other", {etag}', 304), ("*", 304), ('"other"', 200)):
+        request = urllib.request.Request(gateway_url + "/playground/api.js", headers={"If-None-Match": held})
+        try:
+            with urllib.request.urlopen(request, timeout=10) as answer:
+                got, body = answer.status, answer.read()
+        except urllib.error.HTTPError as error:  # urllib raises on a 304
+            got, body = error.code, error.read()
+        assert (got, bool(body)) == (status, status == 200), held
+    assert http(gateway_url, "/playground/../gateway.py")[0] == 404
 
 
 def test_the_files_count_under_one_route(gateway_url):

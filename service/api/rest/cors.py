@@ -47,9 +47,6 @@ class Cors:
         self._allowed = frozenset(origins)
         self._any = "*" in self._allowed
 
-    def __bool__(self) -> bool:
-        return bool(self._allowed)
-
     def _allow(self, origin: str | None) -> str | None:
         if not origin:
             return None

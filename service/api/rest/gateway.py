@@ -57,22 +57,22 @@ class Route:
     body: str
     method: descriptor.MethodDescriptor
 
-    @property
+    @functools.cached_property
     def path(self) -> str:
         """The RPC's gRPC path, ``/gamerules.v1.GameRules/LegalMoves``."""
         return f"/{SERVICE.full_name}/{self.method.name}"
 
-    @property
+    @functools.cached_property
     def response_class(self) -> type[Message]:
         found: type[Message] = message_factory.GetMessageClass(self.method.output_type)
         return found
 
-    @property
+    @functools.cached_property
     def request_class(self) -> type[Message]:
         found: type[Message] = message_factory.GetMessageClass(self.method.input_type)
         return found
 
-    @property
+    @functools.cached_property
     def searches(self) -> bool:
         """Whether the call runs a search, read from the contract: its request takes search limits (BestMove,
         AnalyzePosition, ReviewGame). It may wait long for a search slot, so it watches its client."""

@@ -30,7 +30,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import time
 from collections import Counter
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
@@ -335,7 +334,6 @@ def request_of(scope: Scope, body: bytes, gone: Callable[[], asyncio.Event]) -> 
         client=str(client[0]),
         body=body,
         gone=gone,
-        started=time.perf_counter(),
     )
 
 

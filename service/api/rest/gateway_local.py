@@ -62,15 +62,9 @@ class LocalAnswer:
     def text(self) -> str:
         return self.data.decode("utf-8")
 
-    def get_data(self, as_text: bool = False) -> bytes | str:
-        return self.text if as_text else self.data
-
     @property
     def json(self) -> object:
         return json.loads(self.data) if self.data else None
-
-    def get_json(self) -> object:
-        return self.json
 
 
 class GatewayClient:

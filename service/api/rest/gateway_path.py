@@ -28,7 +28,7 @@ here, and the Flask app is gone: one router, and each rule in one place.
 from __future__ import annotations
 
 import asyncio
-import hashlib
+import functools
 import ipaddress
 import json
 import logging
@@ -67,6 +67,8 @@ from service.api.rest.mapping import (
     apply_query,
     body_answer,
     error_frame,
+    etag_held,
+    etag_of,
     json_answer,
     result_frame,
     status_answer,
@@ -185,16 +187,20 @@ class GatewayPath:
         keys = self._config.api_keys
         if keys and not keys.accepts(auth.presented_key(request.headers.get)):
             return _Handled(status_answer(auth.unauthenticated().to_status(), {"WWW-Authenticate": "Bearer"}))
-        matched = [(route, found) for route in self._routes if (found := route.pattern.match(request.path))]
-        if not matched:
-            message = f"no such resource or method: {request.path[:200]}"
-            return _Handled(status_answer(error_status(code_pb2.NOT_FOUND, message, "NOT_FOUND")))
-        for route, found in matched:
+        allowed = []
+        for route in self._routes:
+            found = route.pattern.match(request.path)
+            if found is None:
+                continue
             if route.verb == verb:
                 variables = found.groupdict()
                 game = (variables.get("game") or variables.get("name") or "").removeprefix("games/")
                 return _Handled(await self._forward(request, route, variables), route.template, game)
-        return _Handled(method_not_allowed(request, [route.verb for route, _ in matched]))
+            allowed.append(route.verb)
+        if not allowed:
+            message = f"no such resource or method: {request.path[:200]}"
+            return _Handled(status_answer(error_status(code_pb2.NOT_FOUND, message, "NOT_FOUND")))
+        return _Handled(method_not_allowed(request, allowed))
 
     async def _forward(self, request: Request, route: Route, variables: dict[str, str]) -> Answer:
         """The route's call: its request message from the query or the body and the path, its deadline and
@@ -341,10 +347,7 @@ def _answer(route: Route, answer: Message, worker: str, request: Request) -> Ans
 def _error_answer(error: grpc.aio.AioRpcError) -> Answer:
     """A failed call's Status, with its ``Retry-After`` and the worker that refused it, if any."""
     status, headers = rpc_error_answer(error)
-    try:
-        worker = worker_of(error.initial_metadata())
-    except Exception:  # a call that never reached a worker has no metadata
-        worker = ""
+    worker = worker_of(error.initial_metadata())  # None when the call never reached a worker
     return status_answer(status, {**headers, **({"Gamerules-Worker": worker} if worker else {})})
 
 
@@ -364,20 +367,27 @@ def method_not_allowed(request: Request, allowed: list[str]) -> Answer:
 def static_file(name: str, request: Request) -> Answer:
     """One of the playground's files (``PLAYGROUND``), with its type and an ETag (304 when the client holds
     it); 404 for a name that is no file there."""
-    root = os.path.realpath(PLAYGROUND)
-    path = os.path.realpath(os.path.join(root, name))
-    if not path.startswith(root + os.sep) or not os.path.isfile(path):
+    found = _playground().get(name)
+    if found is None:
         return not_found(request)
-    with open(path, "rb") as file:
-        data = file.read()
-    etag = '"' + hashlib.sha256(data).hexdigest()[:32] + '"'
+    data, etag, kind = found
     headers = [("ETag", etag), ("Cache-Control", "no-cache")]
-    if etag in [tag.strip() for tag in request.headers.get("if-none-match", "").split(",")]:
+    if etag_held(etag, request.headers.get("if-none-match", "")):
         return Answer(304, headers)
-    kind = mimetypes.guess_type(path)[0] or "application/octet-stream"
-    if kind.startswith("text/"):
-        kind += "; charset=utf-8"
     return Answer(200, [("Content-Type", kind), *headers], data)
+
+
+@functools.cache
+def _playground() -> dict[str, tuple[bytes, str, str]]:
+    """The playground's files by name, read once: (bytes, ETag, content type)."""
+    files = {}
+    for entry in os.scandir(PLAYGROUND):
+        if entry.is_file(follow_symlinks=False):
+            with open(entry.path, "rb") as file:
+                data = file.read()
+            kind = mimetypes.guess_type(entry.name)[0] or "application/octet-stream"
+            files[entry.name] = (data, etag_of(data), f"{kind}; charset=utf-8" if kind.startswith("text/") else kind)
+    return files
 
 
 def _loopback(address: str) -> bool:

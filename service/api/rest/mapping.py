@@ -154,11 +154,11 @@ def body_answer(answer: Message, if_none_match: str) -> Answer:
     cache headers; 304 when the client already holds those bytes (``If-None-Match``)."""
     data: bytes = answer.data
     content_type: str = answer.content_type
-    etag = _etag(data)
+    etag = etag_of(data)
     headers = [("ETag", etag), ("Cache-Control", IMAGE_CACHE_CONTROL), ("X-Content-Type-Options", "nosniff")]
     if content_type.startswith("image/svg"):
         headers.append(("Content-Security-Policy", IMAGE_CSP))
-    if _held(etag, if_none_match):
+    if etag_held(etag, if_none_match):
         return Answer(304, headers)
     return Answer(200, [("Content-Type", content_type), *headers], data)
 
@@ -167,20 +167,21 @@ def tagged_json_answer(text: str, if_none_match: str) -> Answer:
     """A GET's JSON answer (ListGames, GetGame) with an ETag, a digest of its bytes; 304 when the client holds
     them. No ``Cache-Control``: the games change with a release, so a client revalidates each time."""
     data = text.encode()
-    etag = _etag(data)
-    if _held(etag, if_none_match):
+    etag = etag_of(data)
+    if etag_held(etag, if_none_match):
         return Answer(304, [("ETag", etag)])
     return json_answer(200, data, {"ETag": etag})
 
 
-def _etag(data: bytes) -> str:
+def etag_of(data: bytes) -> str:
+    """A strong ETag of ``data``: a digest of its bytes."""
     return '"' + hashlib.sha256(data).hexdigest()[:32] + '"'
 
 
-def _held(etag: str, if_none_match: str) -> bool:
+def etag_held(etag: str, if_none_match: str) -> bool:
     """Whether ``If-None-Match`` names ``etag`` (or ``*``)."""
-    held = [tag.strip() for tag in if_none_match.split(",")]
-    return etag in held or "*" in held
+    tags = [tag.strip() for tag in if_none_match.split(",")]
+    return etag in tags or "*" in tags
 
 
 # --- server streams ------------------------------------------------------------------------------------------

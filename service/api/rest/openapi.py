@@ -708,9 +708,15 @@ def openapi_json(api_keys: bool = False) -> str:
 
 
 @functools.cache
+def _encoded(api_keys: bool) -> bytes:
+    """The document's UTF-8 bytes, once per process."""
+    return openapi_json(api_keys).encode()
+
+
+@functools.cache
 def _gzipped(api_keys: bool) -> bytes:
     """The document gzip-compressed, once per process (``mtime=0``: the same bytes every time)."""
-    return gzip.compress(openapi_json(api_keys).encode(), mtime=0)
+    return gzip.compress(_encoded(api_keys), mtime=0)
 
 
 def accepts_gzip(accept_encoding: str) -> bool:
@@ -735,4 +741,4 @@ def serve_openapi(api_keys: bool, accept_encoding: str) -> Answer:
     headers = {"Vary": "Accept-Encoding"}
     if accepts_gzip(accept_encoding):
         return json_answer(200, _gzipped(api_keys), {**headers, "Content-Encoding": "gzip"})
-    return json_answer(200, openapi_json(api_keys), headers)
+    return json_answer(200, _encoded(api_keys), headers)
