@@ -30,6 +30,9 @@ def test_no_variables_give_the_defaults():
     assert config.paced_best_moves == gateway_pacing.DEFAULT_SLOTS
     assert dataclasses.replace(config, waiting_best_moves=0).paced_best_moves == 0
     assert config.ignored() == []
+    # An old deployment's explicit zero (the former default of the queue wait) is a value given too.
+    given = GatewayConfig.from_env({"GAMERULES_GATEWAY_MAX_QUEUE_WAIT_S": "0"})
+    assert given.max_queue_wait_s == 0 and given.ignored() == ["GAMERULES_GATEWAY_MAX_QUEUE_WAIT_S"]
 
 
 def test_every_variable_is_read(tmp_path):

@@ -85,10 +85,10 @@ class GatewayConfig:
     tls: BackendTls | None = None
     timeout_s: float = DEFAULT_TIMEOUT_S
     max_body_bytes: int = MAX_BODY_BYTES
-    threads: int = 0  # ignored
+    threads: int | None = None  # ignored
     waiting_best_moves: int | None = None  # refusals held at once; None: ``gateway_pacing.DEFAULT_SLOTS``
     refusal_hold_s: float = gateway_pacing.DEFAULT_HOLD_S
-    max_queue_wait_s: float = 0.0  # ignored
+    max_queue_wait_s: float | None = None  # ignored
     body_s: float = DEFAULT_BODY_S
     body_chunk_s: float = DEFAULT_BODY_CHUNK_S
     max_bodies: int = DEFAULT_MAX_BODIES
@@ -122,7 +122,7 @@ class GatewayConfig:
         variables = {}
         for name, variable in _VARIABLES.items():
             value = getattr(self, name)
-            if value is None or (name in IGNORED and not value):
+            if value is None:
                 continue
             variables[variable] = ",".join(map(str, value)) if isinstance(value, tuple) else str(value)
         if self.tls is not None:
@@ -136,7 +136,7 @@ class GatewayConfig:
 
     def ignored(self) -> list[str]:
         """The variables of ``IGNORED`` this config was given a value for."""
-        return [variable for name, variable in IGNORED.items() if getattr(self, name)]
+        return [variable for name, variable in IGNORED.items() if getattr(self, name) is not None]
 
     def front(self) -> FrontConfig:
         """The front's bounds on a request's stages."""
