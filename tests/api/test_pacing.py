@@ -123,11 +123,13 @@ def test_a_best_move_waits_in_the_servers_queue_instead_of_being_refused():
 
 
 def test_a_best_move_that_waited_is_searched_for_the_rest_of_its_deadline():
-    """A best move that waited behind another has only the rest of its deadline left, and the server is told
-    so. The second call here (deadline 5 s) waits about 2 s behind a 3 s search: told the rest, the server
-    searches about 2.7 s; told the whole deadline, it would search 4.7 s (5 s less its margin) and answer
-    after the caller gave up. The search's own time (``elapsedMs``) tells the two apart with a second to spare
-    either way, where the answer's arrival against the client's clock would hang on the host's load."""
+    """A best move that waited behind another has only the rest of its deadline left: the gateway passes the
+    caller's deadline on at once and the call waits in the server's queue, which counts the wait against it
+    (through REST, end to end). The second call here (deadline 5 s) waits about 2 s behind a 3 s search:
+    counting the wait, the server searches about 2.7 s; not counting it, it would search 4.7 s (5 s less the
+    gateway's margin) and answer after the caller gave up. The search's own time (``elapsedMs``) tells the two
+    apart with a second to spare either way, where the answer's arrival against the client's clock would hang
+    on the host's load."""
     running = create_server(ServerConfig(service=ServiceConfig(search_slots=1, search_queue=4)), address="127.0.0.1:0")
     try:
         with (

@@ -1,5 +1,5 @@
 """A REST client that hangs up stops its search: the gateway (``service/api/rest/gateway_asgi.py``'s front, which
-hears the server's disconnect; ``service/api/rest/mapping.py``'s stream heartbeats) cancels the gRPC call, and the
+hears the server's disconnect; ``gateway_backends.unless_gone``) cancels the gRPC call, and the
 server stops the search, for a best move and for a streamed analysis, before its first message or in the
 middle of the stream.
 
