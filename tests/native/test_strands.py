@@ -131,6 +131,39 @@ def test_the_kernels_playouts_are_full_covers_of_one_label() -> None:
             position = position.play(move)
 
 
+def playout_end(state: bytes, seed: int, fast: bool) -> bytes:
+    function = kernels.kernel(
+        native.LIBRARY,
+        "gr_strands_playout",
+        (ctypes.c_char_p, ctypes.c_uint64, ctypes.c_int32, ctypes.c_char_p),
+        None,
+    )
+    end = ctypes.create_string_buffer(len(state))
+    function(state, seed, int(fast), end)
+    return end.raw
+
+
+def test_the_kernels_whole_playouts_make_its_playout_moves() -> None:
+    """The playout hook (a whole playout in place, mcts.c's fast path) ends where random_move and play in turn
+    end with the same generator, from random positions of every option: a full board, the same stones."""
+    compared = 0
+    for seed in range(40):
+        rng = random.Random(seed)
+        position = start(seed)
+        while position.to_move:
+            state = adapter.pack(position)
+            if state is not None and rng.random() < 0.3:
+                draw = rng.getrandbits(64)
+                fast, stepped = playout_end(state, draw, True), playout_end(state, draw, False)
+                assert fast == stepped
+                tail = len(state) - adapter._TAIL.size
+                assert fast[:tail] != state[:tail]  # stones were placed
+                assert adapter._TAIL.unpack_from(fast, tail)[1] == 0  # to_move: the board is full
+                compared += 1
+            position = position.play(position.playout_move(rng))
+    assert compared > 100
+
+
 def test_a_layout_whose_moves_do_not_fit_stays_on_python() -> None:
     """60 cells labelled 6 make over 2**25 covers of one size: the adapter answers None (documented)."""
     rows = [("6" * length) for length in row_lengths(9)]

@@ -62,6 +62,9 @@ typedef struct gr_kernel {
      * listing every move (Strands: a full cover of a random label, grown from the mover's stones); NULL: the
      * playouts pick uniformly among moves(). The move is one play() takes, not necessarily one of moves(). */
     int (*random_move)(const void *state, uint64_t *rng);
+    /* Optional (may be NULL): a whole playout from state to the end into end, making the moves random_move and
+     * play would make in turn with the same generator, only faster (Strands: the stones placed in place). */
+    void (*playout)(const void *state, uint64_t *rng, void *end);
     /* Optional (may be NULL): for a proof, a 64-bit key of the part of the state the rest of the game depends
      * on, and in *decided the part of the final value for the seat to move that no move changes any more
      * (Kalah: the pits, and the store margin). The value of a proved node is *decided plus a value of the key

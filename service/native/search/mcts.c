@@ -5,8 +5,8 @@
  *   of the seat that made the move into each node, so seats that move twice in a row need no special case;
  * - progressive widening: a node with n visits considers only the first ceil(widening * sqrt(n)) of the
  *   kernel's moves() (best first by the game's hints); widening <= 0 opens every move at once;
- * - playouts to the end of the game with the kernel's random_move (uniform over moves() without one); the
- *   final margins are averaged for the reported values;
+ * - playouts to the end of the game with the kernel's playout hook, else its random_move (uniform over moves()
+ *   without one); the final margins are averaged for the reported values;
  * - the answer: the most visited root move (ties: the better mean margin, then the kernel's order), its mean
  *   margin, the line along the most visited children, the top_n most visited root moves, each with its own line
  *   the same way; with no finished iteration, the first move valued by its child's evaluation.
@@ -188,6 +188,10 @@ static int select_path(tree *t, double exploration, double widening, int32_t *pa
 }
 
 static void playout(const gr_kernel *k, const void *from, unsigned char *end, uint64_t *rng) {
+    if (k->playout) {
+        k->playout(from, rng, end);
+        return;
+    }
     unsigned char a[GR_STATE_MAX];
     int moves[GR_MAX_MOVES];
     memcpy(a, from, (size_t)k->state_size);

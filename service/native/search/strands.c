@@ -1,6 +1,7 @@
 /* Strands' kernel for the native search core (kernel.h): the rules of service/engines/strands on 256-bit cell
  * masks, with the engine's search moves (the capped, group-aware candidate covers of moves.py, in their order),
- * its evaluation and final value, and the quick playout move of Monte Carlo playouts (the random_move hook).
+ * its evaluation and final value, and the quick playout move of Monte Carlo playouts (the random_move hook)
+ * with whole playouts of those moves placed in place (the playout hook).
  *
  * Cells are numbered 0 .. size-1 in board order (the engine's grid bits, sorted), so every order and tie-break
  * the engine takes by grid bit is the same here. The state holds the layout itself (the label of each cell in
@@ -184,6 +185,33 @@ static int find_groups(const geometry *g, const uint64_t *stones, int16_t *group
     return n;
 }
 
+/* The sizes of the groups of stones, in find_groups' order, grown a ring at a time with the neighbour masks:
+ * the final value's count, quicker than find_groups where no cell's group id is needed. */
+static int group_sizes(const geometry *g, const uint64_t *stones, int *sizes) {
+    uint64_t left[WORDS];
+    memcpy(left, stones, sizeof left);
+    int n = 0;
+    for (int w = 0; w < WORDS; w++)
+        while (left[w]) {
+            uint64_t ring[WORDS] = {0};
+            ring[w] = left[w] & -left[w];
+            left[w] &= left[w] - 1;
+            int size = 0;
+            while (!is_zero(ring)) {
+                uint64_t next[WORDS] = {0};
+                for (int v = 0; v < WORDS; v++)
+                    for (uint64_t x = ring[v]; x; x &= x - 1) {
+                        const uint64_t *nb = g->nb_mask[v * 64 + __builtin_ctzll(x)].w;
+                        size++;
+                        next[0] |= nb[0], next[1] |= nb[1], next[2] |= nb[2], next[3] |= nb[3];
+                    }
+                for (int v = 0; v < WORDS; v++) ring[v] = next[v] & left[v], left[v] &= ~next[v];
+            }
+            sizes[n++] = size;
+        }
+    return n;
+}
+
 static int largest(const int *sizes, int n) {
     int best = 0;
     for (int i = 0; i < n; i++)
@@ -196,13 +224,12 @@ static int descending(const void *a, const void *b) { return *(const int *)b - *
 /* The margin of final_value for Black: largest groups, or ±0.5 when a later entry or the prefix rule decides. */
 static double black_margin(const st_state *p) {
     const geometry *g = geo(p);
-    int16_t group[MAX_CELLS];
     int black[MAX_CELLS], white[MAX_CELLS];
-    int nb = find_groups(g, p->black, group, black), nw = find_groups(g, p->white, group, white);
-    qsort(black, (size_t)nb, sizeof(int), descending);
-    qsort(white, (size_t)nw, sizeof(int), descending);
-    int lb = nb ? black[0] : 0, lw = nw ? white[0] : 0;
+    int nb = group_sizes(g, p->black, black), nw = group_sizes(g, p->white, white);
+    int lb = largest(black, nb), lw = largest(white, nw);
     if (lb != lw) return (double)(lb - lw);
+    qsort(black, (size_t)nb, sizeof(int), descending); /* equal largest groups: the sizes below decide */
+    qsort(white, (size_t)nw, sizeof(int), descending);
     int winner = 0;
     for (int i = 0; i < nb && i < nw && !winner; i++)
         if (black[i] != white[i]) winner = black[i] > white[i] ? 1 : 2;
@@ -416,20 +443,22 @@ typedef struct {
 } colour;
 
 /* The groups each cell touches, distinct, into out; returns how many. */
-static int touching(const geometry *g, const colour *col, int cell, int *out) {
+static int touching(const geometry *g, const colour *col, int cell, int16_t *out) {
     int n = 0;
     for (int d = 0; d < g->nb_count[cell]; d++) {
         int id = col->group[g->nb[cell][d]];
         if (id < 0) continue;
         int seen = 0;
         for (int i = 0; i < n; i++) seen |= out[i] == id;
-        if (!seen) out[n++] = id;
+        if (!seen) out[n++] = (int16_t)id;
     }
     return n;
 }
 
-static int single_gain(const geometry *g, const colour *col, int cell) {
-    int ids[6], n = touching(g, col, cell, ids), total = 1, squares = 0;
+/* The size of the group a cell would make with the groups ids (n of them) it touches, squared, less their
+ * squares: how much the sum of squared group sizes grows. */
+static int single_gain(const colour *col, const int16_t *ids, int n) {
+    int total = 1, squares = 0;
     for (int i = 0; i < n; i++) {
         total += col->sizes[ids[i]];
         squares += col->sizes[ids[i]] * col->sizes[ids[i]];
@@ -440,6 +469,8 @@ static int single_gain(const geometry *g, const colour *col, int cell) {
 typedef struct {
     const geometry *g;
     colour own, their;
+    int16_t own_touch[MAX_CELLS][6]; /* touching(own) of each empty cell, read by every cover scored */
+    uint8_t own_touching[MAX_CELLS];
     double extra[MAX_CELLS];  /* beyond own growth: denial and room */
     double stat[MAX_CELLS];   /* a single cell's whole value */
 } scorer;
@@ -454,12 +485,15 @@ static void scorer_init(scorer *sc, const st_state *p) {
     empty_mask(p, empty);
     for (int cell = 0; cell < g->size; cell++) {
         if (!has(empty, cell)) continue;
-        int block = single_gain(g, &sc->their, cell) - 1;
+        int16_t their[6];
+        int n = touching(g, &sc->their, cell, their), block = single_gain(&sc->their, their, n) - 1;
+        n = touching(g, &sc->own, cell, sc->own_touch[cell]);
+        sc->own_touching[cell] = (uint8_t)n;
         int room = 0;
         for (int d = 0; d < g->nb_count[cell]; d++) room += has(empty, g->nb[cell][d]);
         int centre = p->side - 1 - g->ring[cell];
         sc->extra[cell] = BLOCK_WEIGHT * block + ROOM_WEIGHT * room + CENTRE_WEIGHT * centre;
-        sc->stat[cell] = (double)single_gain(g, &sc->own, cell) + sc->extra[cell];
+        sc->stat[cell] = (double)single_gain(&sc->own, sc->own_touch[cell], n) + sc->extra[cell];
     }
 }
 
@@ -484,7 +518,8 @@ static int root(joiner *j, int i) {
 /* The components cell would join, distinct, into out; returns how many. */
 static int join_roots(joiner *j, const scorer *sc, int cell, int *out) {
     const geometry *g = sc->g;
-    int ids[6], n = touching(g, &sc->own, cell, ids), r = 0;
+    const int16_t *ids = sc->own_touch[cell];
+    int n = sc->own_touching[cell], r = 0;
     for (int i = 0; i < n + j->n_added; i++) {
         int id;
         if (i < n) {
@@ -693,49 +728,92 @@ static void st_play(const void *s, int move, void *o) {
     q->to_move = is_zero(empty) ? 0 : 3 - p->to_move;
 }
 
-/* moves.playout_cover: a full cover of a random label, its stones mostly next to the mover's own. */
-static int st_random_move(const void *s, uint64_t *rng) {
-    const st_state *p = s;
+/* Each label's cells (label_mask), by label: index 0 unused. */
+static void label_masks(const st_state *p, uint64_t (*out)[WORDS]) {
+    for (int label = 1; label <= 6; label++) label_mask(p, label, out[label]);
+}
+
+/* The cells next to a stone of stones (each stone's neighbour mask, ORed) into out. */
+static void next_to(const geometry *g, const uint64_t *stones, uint64_t *out) {
+    memset(out, 0, WORDS * sizeof(uint64_t));
+    for (int w = 0; w < WORDS; w++)
+        for (uint64_t x = stones[w]; x; x &= x - 1) {
+            const uint64_t *nb = g->nb_mask[w * 64 + __builtin_ctzll(x)].w;
+            out[0] |= nb[0], out[1] |= nb[1], out[2] |= nb[2], out[3] |= nb[3];
+        }
+}
+
+/* moves.playout_cover's draw: a full cover of a random label, its stones mostly next to the mover's own, into
+ * cells (in the order drawn) and *label; returns how many cells, -1 when there is no move. by_label holds
+ * label_masks of p (a playout's labels do not change), near_own next_to of the mover's stones. Every draw
+ * comes from rng in the engine's order, so st_random_move and st_playout make the same moves. */
+static int draw_cover(const st_state *p, const uint64_t (*by_label)[WORDS], const uint64_t *near_own, uint64_t *rng,
+                      uint8_t *chosen, int *label_out) {
     const geometry *g = geo(p);
-    uint64_t empty[WORDS], rest[WORDS], near[WORDS];
+    uint64_t empty[WORDS], rest[WORDS], near[WORDS], masks[7][WORDS];
     empty_mask(p, empty);
     int opening = is_zero(p->black) && is_zero(p->white), labels[6], n_labels = 0;
     for (int label = 1; label <= 6; label++) {
         if (opening && label != 2) continue;
-        label_mask(p, label, rest);
-        for (int w = 0; w < WORDS; w++) rest[w] &= empty[w];
-        if (!is_zero(rest)) labels[n_labels++] = label;
+        for (int w = 0; w < WORDS; w++) masks[label][w] = by_label[label][w] & empty[w];
+        if (!is_zero(masks[label])) labels[n_labels++] = label;
     }
     if (!p->to_move || !n_labels) return -1;
     int label = labels[(int)(gr_random(rng) * n_labels)];
-    label_mask(p, label, rest);
-    for (int w = 0; w < WORDS; w++) rest[w] &= empty[w];
+    memcpy(rest, masks[label], sizeof rest);
     int left = count(rest), high = opening ? 1 : (label < left ? label : left), k = 0;
-    uint8_t chosen[6];
-    if (high == left) {
-        k = cells_of(rest, chosen);
-    } else {
-        const uint64_t *own = p->to_move == 1 ? p->black : p->white;
-        memset(near, 0, sizeof near); /* the cells of rest next to the mover's stones, kept as stones are added */
-        for (int w = 0; w < WORDS; w++)
-            for (uint64_t x = rest[w]; x; x &= x - 1) {
-                int c = w * 64 + __builtin_ctzll(x);
-                const uint64_t *nb = g->nb_mask[c].w;
-                if ((nb[0] & own[0]) | (nb[1] & own[1]) | (nb[2] & own[2]) | (nb[3] & own[3])) put(near, c);
-            }
-        while (k < high) {
-            int n_near = count(near), cell;
-            if (n_near && gr_random(rng) < PLAYOUT_NEAR)
-                cell = nth_cell(near, (int)(gr_random(rng) * n_near));
-            else
-                cell = nth_cell(rest, (int)(gr_random(rng) * count(rest)));
-            chosen[k++] = (uint8_t)cell;
-            rest[cell >> 6] &= ~(1ULL << (cell & 63));
-            for (int w = 0; w < WORDS; w++) near[w] = (near[w] | g->nb_mask[cell].w[w]) & rest[w];
-        }
-        qsort(chosen, (size_t)k, 1, ascending);
+    *label_out = label;
+    if (high == left) return cells_of(rest, chosen);
+    /* the cells of rest next to the mover's stones, kept as stones are added */
+    for (int w = 0; w < WORDS; w++) near[w] = rest[w] & near_own[w];
+    while (k < high) {
+        int n_near = count(near), cell;
+        if (n_near && gr_random(rng) < PLAYOUT_NEAR)
+            cell = nth_cell(near, (int)(gr_random(rng) * n_near));
+        else
+            cell = nth_cell(rest, (int)(gr_random(rng) * count(rest)));
+        chosen[k++] = (uint8_t)cell;
+        rest[cell >> 6] &= ~(1ULL << (cell & 63));
+        for (int w = 0; w < WORDS; w++) near[w] = (near[w] | g->nb_mask[cell].w[w]) & rest[w];
     }
+    return k;
+}
+
+/* moves.playout_cover: the drawn cover as a move. */
+static int st_random_move(const void *s, uint64_t *rng) {
+    const st_state *p = s;
+    uint8_t chosen[6];
+    uint64_t by_label[7][WORDS], near_own[WORDS];
+    label_masks(p, by_label);
+    next_to(geo(p), p->to_move == 1 ? p->black : p->white, near_own);
+    int label, k = draw_cover(p, (const uint64_t (*)[WORDS])by_label, near_own, rng, chosen, &label);
+    if (k < 0) return -1;
+    qsort(chosen, (size_t)k, 1, ascending);
     return encode(p, label, chosen, k);
+}
+
+/* A whole playout in place: the moves of st_random_move and st_play in turn, without numbering each move and
+ * reading it back (mcts.c; the same end for the same generator). */
+static void st_playout(const void *s, uint64_t *rng, void *end) {
+    st_state *q = end;
+    *q = *(const st_state *)s;
+    const geometry *g = geo(q);
+    uint8_t chosen[6];
+    uint64_t by_label[7][WORDS], near[3][WORDS]; /* near[seat]: next_to of its stones, kept as they are placed */
+    label_masks(q, by_label);
+    next_to(g, q->black, near[1]);
+    next_to(g, q->white, near[2]);
+    int label;
+    while (q->to_move) {
+        int seat = q->to_move, k = draw_cover(q, (const uint64_t (*)[WORDS])by_label, near[seat], rng, chosen, &label);
+        uint64_t *stones = seat == 1 ? q->black : q->white, empty[WORDS];
+        for (int i = 0; i < k; i++) {
+            put(stones, chosen[i]);
+            for (int w = 0; w < WORDS; w++) near[seat][w] |= g->nb_mask[chosen[i]].w[w];
+        }
+        empty_mask(q, empty);
+        q->to_move = is_zero(empty) ? 0 : 3 - seat;
+    }
 }
 
 static int st_to_move(const void *s) { return ((const st_state *)s)->to_move; }
@@ -770,7 +848,25 @@ const gr_kernel gr_strands_kernel = {
     .final_value = st_final_value,
     .plies_left = st_plies_left,
     .random_move = st_random_move,
+    .playout = st_playout,
 };
+
+/* --- for the twin tests: a playout from start with the generator seeded seed, into end: st_playout's when fast,
+ * else random_move and play in turn (the path mcts.c takes for a kernel without the playout hook). */
+void gr_strands_playout(const void *start, uint64_t seed, int32_t fast, void *end) {
+    uint64_t rng = seed;
+    if (fast) {
+        st_playout(start, &rng, end);
+        return;
+    }
+    st_state a = *(const st_state *)start;
+    while (a.to_move) {
+        st_state b;
+        st_play(&a, st_random_move(&a, &rng), &b);
+        a = b;
+    }
+    *(st_state *)end = a;
+}
 
 /* --- for the twin tests: every legal move (the engine's stable order), and how many there are ----------- */
 
