@@ -7,9 +7,9 @@ Both searches run natively when the native engine is built and holds the layout,
 (``GAMERULES_NO_NATIVE=1``, no compiler, a layout the kernel refuses): the alpha-beta on the native search core
 (``native_search.py``: the same search over the C twin of the engine's candidate covers and evaluation, so the
 same moves and values at a small fraction of the CPU), ``hard``'s tree search on ``service.native.mcts`` (the
-same search with the C twin of the playouts, some thirty-five times the iterations in the same time). The tree
-search runs its iterations, or the caller's time when one is given; the seed drives the playouts, so a seed and
-a budget give the same move every time.
+same search with the C twin of the playouts, many times the iterations in the same time: the Strands page gives
+the ratio). The tree search runs its iterations, or the caller's time when one is given; the seed drives the
+playouts, so a seed and a budget give the same move every time.
 """
 
 from __future__ import annotations
@@ -30,10 +30,10 @@ from service.native import strands as native_strands
 from service.search import Deadline, greedy, mcts, search
 from service.search.deadline import given_limit
 
-# hard's iterations of its tree search when the caller gives no resources: natively under half the CPU of the
+# hard's iterations of its tree search when the caller gives no resources: natively a fraction of the CPU of the
 # former 1.5 s of tree search, a little below its strength, and the same move for a seed everywhere
 # (``python -m bench.strands_cost`` measures both; the Strands page gives the figures). The Python search,
-# some thirty-five times slower an iteration, takes PYTHON_ITERATIONS instead: under a second at its median.
+# many times slower an iteration, takes PYTHON_ITERATIONS instead: under a second at its median.
 HARD_ITERATIONS = 60_000
 PYTHON_ITERATIONS = 2_000
 # The review's judge (``judge.py``): ``hard`` with twice its iterations, at most JUDGE_MS a search, each
