@@ -85,14 +85,18 @@ def _hard(position: StrandsPosition, budget: Budget, rng: random.Random, top_n: 
     limits = budget.limits
     if not budget.varied:  # analysis: the playouts' seed is the search's own, so every seed gets the same answer
         rng = random.Random(ANALYSIS_SEED)
-    found = native.mcts(position, limits, stop=stop, top_n=top_n, rng=rng)
+    # A bot's one move ends its iterations once no other move can overtake it: the same move for less CPU
+    # (python -m bench.strands_cost measures it). Analysis and scored alternatives (the ladder, reviews) get the
+    # whole budget, whose values they read.
+    settle = budget.varied and top_n == 1
+    found = native.mcts(position, limits, stop=stop, top_n=top_n, rng=rng, settle=settle)
     if found is not None:
         return found
     if budget.callers_time_ms is None and given_limit(budget.asked.max_nodes) is None:
         # The Python search's own budget when the caller's limits do not bound it (a depth does not: a tree
         # search has none), where HARD_ITERATIONS would take it minutes.
         limits = Limits(limits.max_time_ms, limits.max_depth, PYTHON_ITERATIONS, limits.spend)
-    return mcts(position, limits, stop=stop, top_n=top_n, rng=rng, rollout=StrandsPosition.playout_move)
+    return mcts(position, limits, stop=stop, top_n=top_n, rng=rng, rollout=StrandsPosition.playout_move, settle=settle)
 
 
 # The rated ladder (``ladder.py``; the game's page lists it with its ratings): rungs below ``hard`` that score the
@@ -147,8 +151,9 @@ LEVELS: GameLevels[StrandsPosition, StrandsMove] = GameLevels(
         Level(
             "hard",
             f"Monte Carlo tree search with group-growing playouts ({HARD_ITERATIONS:,} iterations, "
-            f"{PYTHON_ITERATIONS:,} iterations without the native engine, or the caller's resources), then "
-            "alpha-beta to the proved end once every full cover fits the search.",
+            f"{PYTHON_ITERATIONS:,} iterations without the native engine, or the caller's resources; a bot's move "
+            "ends them once no other move can overtake it), then alpha-beta to the proved end once every full "
+            "cover fits the search.",
             Limits(max_nodes=HARD_ITERATIONS),
             think_ms=ladder.think_ms(len(LADDER)),
         ),

@@ -44,6 +44,7 @@ class _Limits(ctypes.Structure):
         ("max_bytes", ctypes.c_uint64),
         ("top_n", ctypes.c_int32),
         ("report_first", ctypes.c_int32),
+        ("settle", ctypes.c_int32),
     )
 
 
@@ -93,6 +94,7 @@ def mcts(
     exploration: float = EXPLORATION,
     widening: float | None = WIDENING,
     tree_bytes: int = DEFAULT_TREE_BYTES,
+    settle: bool = False,
 ) -> SearchResult | None:
     """The native UCT search of ``position`` for its seat to move (module docstring), or None when the native
     engine cannot take it.
@@ -100,7 +102,8 @@ def mcts(
     ``limits``: ``max_nodes`` counts iterations (``DEFAULT_ITERATIONS`` with neither nodes nor time),
     ``max_time_ms`` is used until spent, ``max_depth`` is not used. ``stop``: a stop signal (the C loop reads its
     ``end`` itself; its ``on_iteration`` gets the streamed answers). ``flag``: a ``StopFlag`` another thread may
-    set. ``rng`` seeds the playouts with one 64-bit draw, taken only when the native search runs, so that a caller
+    set. ``settle``: stop a node budget once its move is decided (``service.search.mcts``). ``rng`` seeds the
+    playouts with one 64-bit draw, taken only when the native search runs, so that a caller
     falling back to Python finds its generator untouched. ``widening`` None opens every move of a node at once.
     ``tree_bytes`` bounds the tree's memory, freed when the call returns."""
     run = kernels.kernel(LIBRARY, "gr_mcts", _ARGTYPES, ctypes.c_int)
@@ -130,6 +133,7 @@ def mcts(
         max_bytes=max(1 << 20, tree_bytes),
         top_n=max(1, min(top_n, _ALT_MAX)),
         report_first=_FIRST_REPORT if on_iteration is not None else 0,
+        settle=int(settle),
     )
 
     raised: list[BaseException] = []

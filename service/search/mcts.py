@@ -11,7 +11,10 @@ It knows only the engine contract's search members (``service/core/contract.py``
 - Playouts pick moves with ``rollout(position, rng)`` (default: uniform over ``search_moves()``) to the end
   of the game; the final margin (``final_value``) is averaged for the reported values.
 - Budget: one Deadline (``max_nodes`` = iterations, ``max_time_ms``, ``stop()``); with neither a node nor
-  a time limit the search runs ``DEFAULT_ITERATIONS`` iterations. ``max_depth`` is not used.
+  a time limit the search runs ``DEFAULT_ITERATIONS`` iterations. ``max_depth`` is not used. ``settle``: under
+  a node budget, stop (reason ``nodes``) once the move is decided: the most visited root move leads every other
+  by more visits than the iterations left (checked every ``SETTLE_EVERY``), so no other could overtake it and
+  the answer's move is the one the whole budget would give; its value and line are those of the tree so far.
 
 Answer: the most visited root move (ties: better mean, then the engine's order), its mean final margin
 from the mover's view, the principal variation along the most visited children, ``alternatives`` the
@@ -36,6 +39,7 @@ DEFAULT_ITERATIONS = 1000
 EXPLORATION = 0.7  # UCB1 constant for rewards in [0, 1]
 WIDENING = 2.0  # a node with n visits considers ceil(WIDENING * sqrt(n)) moves
 _FIRST_REPORT = 64  # streamed analysis: the tree is reported after 64, 128, 256... iterations
+SETTLE_EVERY = 256  # iterations between settle's checks (service/native/search/mcts.c checks as often)
 
 
 class _Node(Generic[PositionT]):
@@ -68,10 +72,12 @@ def mcts(
     rollout: Callable[[PositionT, random.Random], Move] | None = None,
     exploration: float = EXPLORATION,
     widening: float | None = WIDENING,
+    settle: bool = False,
 ) -> SearchResult:
     """UCT from ``position`` for the seat to move (see the module docstring). ``rng`` drives expansion
     order ties, playouts and nothing else: same seed, same limits without time => same answer.
-    ``exploration`` is the UCB1 constant; ``widening`` None opens every move of a node at once."""
+    ``exploration`` is the UCB1 constant; ``widening`` None opens every move of a node at once; ``settle``
+    stops a node budget once its move is decided."""
     seat = position.to_move
     if seat == 0:
         raise GameOverError("the game is over: there is no move to search", "position")
@@ -95,6 +101,10 @@ def mcts(
             break
         _back_up(root, path, end)
         iterations += 1
+        budget = limits.max_nodes
+        if settle and budget and iterations % SETTLE_EVERY == 0 and _decided(root, budget - iterations):
+            deadline.reason = "nodes"
+            break
         if deadline.on_iteration is not None and iterations == next_report:  # streamed analysis: the tree so far
             deadline.on_iteration(_answer(position, root, seat, top_n, iterations, max_depth, ""))
             next_report *= 2
@@ -166,6 +176,18 @@ def _back_up(root: _Node[PositionT], path: list[_Node[PositionT]], end: Position
         n.visits += 1
         n.wins += rewards[n.mover]
         n.margin += margins[n.mover]
+
+
+def _decided(root: _Node[PositionT], left: int) -> bool:
+    """Whether no root child can overtake the most visited one in ``left`` more iterations (a child opened
+    later starts at none)."""
+    first = second = 0
+    for child in root.children:
+        if child.visits > first:
+            first, second = child.visits, first
+        elif child.visits > second:
+            second = child.visits
+    return first - second > left
 
 
 def _line(node: _Node[PositionT]) -> list[Move]:

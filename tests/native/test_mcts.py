@@ -211,3 +211,45 @@ def test_an_exception_of_the_stream_stops_the_search_and_is_raised() -> None:
 
     with pytest.raises(ConnectionError):
         native.mcts(standard(2), Limits(max_nodes=100_000), stop=Broken(), rng=random.Random(1))
+
+
+def test_a_settled_budget_answers_the_whole_budgets_move() -> None:
+    """``settle`` natively (``mcts.c``'s decided()): at a multiple of 256 iterations once no other root move can
+    overtake the most visited one, the whole budget's move with reason ``nodes``; below the first check (255
+    iterations) the very answer of the whole budget; under a time limit alone no stop of its own."""
+    settled_early = 0
+    for plies in (2, 6, 12, 20):
+        position = standard(plies, seed=plies)
+        for seed in range(3):
+            whole = native.mcts(position, Limits(max_nodes=4000), rng=random.Random(seed))
+            settled = native.mcts(position, Limits(max_nodes=4000), rng=random.Random(seed), settle=True)
+            assert whole is not None and settled is not None
+            assert settled.move == whole.move and settled.stop_reason == "nodes"
+            assert settled.nodes == 4000 or settled.nodes % 256 == 0
+            settled_early += settled.nodes < 4000
+    assert settled_early
+    position = standard(6)
+    whole = native.mcts(position, Limits(max_nodes=255), rng=random.Random(1), top_n=3)
+    settled = native.mcts(position, Limits(max_nodes=255), rng=random.Random(1), top_n=3, settle=True)
+    assert whole is not None and settled is not None
+    assert (settled.move, settled.value, settled.pv, settled.alternatives, settled.nodes) == (
+        whole.move,
+        whole.value,
+        whole.pv,
+        whole.alternatives,
+        255,
+    )
+    timed = native.mcts(position, Limits(max_time_ms=50), rng=random.Random(1), settle=True)
+    assert timed is not None and timed.stop_reason == "time"
+
+
+def test_hard_settles_a_bots_move_and_searches_its_whole_budget_for_analysis() -> None:
+    """hard's play (one move asked) stops once its move is decided, the move its whole budget would give;
+    analysis and scored alternatives run every iteration."""
+    levels = LEVELS["strands"]
+    position = standard(8)
+    played = levels.best_move(position, "hard", seed=3)
+    whole = native.mcts(position, Limits(max_nodes=60_000), rng=random.Random(3))
+    assert whole is not None and played.move == whole.move and played.nodes < 60_000
+    assert levels.best_move(position, "hard", seed=3, purpose="analysis").nodes == 60_000
+    assert levels.best_move(position, "hard", seed=3, top_n=2).nodes == 60_000

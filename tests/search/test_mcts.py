@@ -8,6 +8,7 @@ import pytest
 
 from service.core import GameOverError, Limits
 from service.search import mcts
+from service.search.mcts import SETTLE_EVERY
 from tests.search.toys import Nim, Piles, QuickWin, TicTacToe
 
 
@@ -80,3 +81,36 @@ def test_principal_variation_is_a_legal_line() -> None:
     for move in result.pv:
         assert position.to_move != 0 and move in position.search_moves()
         position = position.play(move)
+
+
+@pytest.mark.parametrize("position", [QuickWin(), Piles((3, 4, 2, 5)), TicTacToe()], ids=["quick-win", "nim", "ttt"])
+def test_a_settled_budget_answers_the_whole_budgets_move(position: object) -> None:
+    """``settle``: the search stops at a multiple of SETTLE_EVERY iterations once no other root move can overtake
+    the most visited one within the budget left, so its move is the whole budget's, reason ``nodes``."""
+    for seed in range(4):
+        whole = mcts(position, Limits(max_nodes=3000), rng=random.Random(seed))
+        settled = mcts(position, Limits(max_nodes=3000), rng=random.Random(seed), settle=True)
+        assert settled.move == whole.move and settled.stop_reason == "nodes"
+        assert settled.nodes == 3000 or settled.nodes % SETTLE_EVERY == 0
+
+
+def test_settling_stops_a_decided_search_and_changes_nothing_below_its_first_check() -> None:
+    quick = mcts(QuickWin(), Limits(max_nodes=20_000), rng=random.Random(0), settle=True)
+    assert quick.move == 7 and quick.nodes < 20_000 and quick.stop_reason == "nodes"
+    budget = SETTLE_EVERY - 1
+    whole = mcts(QuickWin(), Limits(max_nodes=budget), rng=random.Random(0))
+    settled = mcts(QuickWin(), Limits(max_nodes=budget), rng=random.Random(0), settle=True)
+    whole.elapsed_ms = settled.elapsed_ms = 0.0
+    assert settled == whole and settled.nodes == budget
+
+
+def test_settling_needs_a_node_budget() -> None:
+    """Under a time limit alone there is no budget left to compare with: the search runs its time."""
+    calls = []
+
+    def stop() -> bool:
+        calls.append(1)
+        return len(calls) > 3 * SETTLE_EVERY
+
+    result = mcts(QuickWin(), Limits(max_time_ms=600_000), stop=stop, rng=random.Random(0), settle=True)
+    assert result.stop_reason == "cancelled" and result.nodes >= 3 * SETTLE_EVERY - 1

@@ -13,7 +13,8 @@
  *
  * Budget: max_iterations (0: none), the search's own time limit and the caller's end (CLOCK_MONOTONIC seconds)
  * and a stop flag another thread may set; all are polled every iteration, so a stop answers with the tree so
- * far. The generator is seeded by the caller: the same seed under an iteration budget gives the same answer.
+ * far. With settle, an iteration budget also ends, every 256 iterations, once the move is decided (decided()):
+ * the answer's move is then the one the whole budget would give. The generator is seeded by the caller: the same seed under an iteration budget gives the same answer.
  * The tree lives in arrays allocated for the call and freed at its end; once they reach max_bytes the tree
  * stops growing and the iterations go on with playouts from its leaves. A report callback, when given, gets
  * the answer so far after report_first, 2 * report_first, ... iterations (streamed analysis).
@@ -43,6 +44,7 @@ typedef struct {
     uint64_t max_bytes; /* the tree's memory bound */
     int32_t top_n;
     int32_t report_first; /* 0: no reports */
+    int32_t settle;       /* non-zero: stop once the move is decided (below) */
 } gr_mcts_limits;
 
 typedef struct {
@@ -287,6 +289,20 @@ static void answer(tree *t, int seat, int top_n, uint64_t iterations, int depth,
     memcpy(out->pv, out->alt_pv[0], (size_t)out->pv_len * sizeof(int32_t));
 }
 
+/* Whether no root child can overtake the most visited one in the iterations left: the lead in visits over every
+ * other child exceeds them (a child opened later starts at none), so the answer's move is already decided. */
+static int decided(const tree *t, uint64_t left) {
+    uint64_t first = 0, second = 0;
+    for (int32_t c = t->nodes[0].first_child; c >= 0; c = t->nodes[c].next) {
+        uint64_t v = t->nodes[c].visits;
+        if (v > first)
+            second = first, first = v;
+        else if (v > second)
+            second = v;
+    }
+    return first - second > left;
+}
+
 static int expired(const gr_mcts_limits *lim, volatile int32_t *stop, uint64_t iterations) {
     if (lim->max_iterations && iterations >= lim->max_iterations) return R_NODES;
     if (stop && *stop) return R_CANCELLED;
@@ -328,6 +344,11 @@ int gr_mcts(const char *game, const void *state, const gr_mcts_limits *lim, vola
         playout(k, state_of(&t, path[len - 1]), end, &rng);
         back_up(&t, path, len, end);
         iterations++;
+        if (lim->settle && lim->max_iterations && !(iterations & 255) &&
+            decided(&t, lim->max_iterations - iterations)) {
+            reason = R_NODES;
+            break;
+        }
         if (report && iterations == next_report) {
             answer(&t, seat, top_n, iterations, depth, out);
             out->stop_reason = R_NONE;
