@@ -245,7 +245,7 @@ def test_a_settled_budget_answers_the_whole_budgets_move() -> None:
 
 def test_hard_settles_a_bots_move_and_searches_its_whole_budget_for_analysis() -> None:
     """hard's play (one move asked) stops once its move is decided, the move its whole budget would give;
-    analysis and scored alternatives run every iteration."""
+    analysis and scored alternatives run every iteration. On both search paths."""
     levels = LEVELS["strands"]
     position = standard(8)
     played = levels.best_move(position, "hard", seed=3)
@@ -253,3 +253,12 @@ def test_hard_settles_a_bots_move_and_searches_its_whole_budget_for_analysis() -
     assert whole is not None and played.move == whole.move and played.nodes < 60_000
     assert levels.best_move(position, "hard", seed=3, purpose="analysis").nodes == 60_000
     assert levels.best_move(position, "hard", seed=3, top_n=2).nodes == 60_000
+    position = standard(16)  # the Python search, at its own 2,000 iterations, settles here
+    previous = kernels.use_native(False)
+    try:
+        played = levels.best_move(position, "hard", seed=3)
+        analysed = levels.best_move(position, "hard", seed=3, purpose="analysis")
+    finally:
+        kernels.use_native(previous)
+    python = mcts(position, Limits(max_nodes=2000), rng=random.Random(3), rollout=StrandsPosition.playout_move)
+    assert played.move == python.move and played.nodes < 2000 and analysed.nodes == 2000
