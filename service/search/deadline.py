@@ -96,10 +96,12 @@ class Deadline(Stop):
         self._countdown -= 1
         if self._countdown > 0:
             return False
-        return self.check()
+        return self.check(nodes > 0)
 
-    def check(self) -> bool:
-        """Read the clock and call ``stop()`` now (not only every ``interval`` polls)."""
+    def check(self, searched: bool = True) -> bool:
+        """Read the clock and call ``stop()`` now (not only every ``interval`` polls). The search's own time is
+        read only once it has ``searched`` (a node): a time given is searched with, however late the search began
+        on a loaded machine; ``stop()`` and its end are heard at once."""
         if self.reason:
             return True
         now = time.monotonic()
@@ -120,7 +122,7 @@ class Deadline(Stop):
             else:
                 self.reason = "cancelled"
             return True
-        if self._end is not None and now >= self._end:
+        if searched and self._end is not None and now >= self._end:
             self.reason = "time"
             return True
         return False

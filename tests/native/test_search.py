@@ -1,16 +1,21 @@
 """The native search core's stops and threads: a stop flag or a deadline ends a long search with the answer
 of its last finished iteration, a caller's stop() is heard, and two searches run at once in two threads (the
-call releases the GIL). Reversi's kernel carries them (the opening: a search that never ends by itself)."""
+call releases the GIL). Reversi's kernel carries them (the opening: a search that never ends by itself); every
+game's levels show that a search begun after its time still searches."""
 
 from __future__ import annotations
 
 import threading
 import time
 
+import pytest
+
 from service.core import Limits, Stop
-from service.games import GAMES
+from service.games import GAMES, LEVELS
 from service.native import engine as native
+from service.native import mcts as native_mcts
 from service.search import Deadline, search
+from tests.levels.test_budget_contract import midgame
 from tests.native.twins import needs
 
 pytestmark = needs("reversi")
@@ -158,3 +163,23 @@ def test_iterations_are_reported_while_the_search_runs() -> None:
     result = native.search(GAME.new_position({}, ""), Limits(), stop=stop, flag=flag)
     assert result is not None and result.stop_reason == "cancelled"
     assert [r.depth for r in stop.reports] == [1, 2] and result.depth == 2  # type: ignore[attr-defined]
+
+
+def test_a_search_begun_after_its_time_still_searches(monkeypatch: pytest.MonkeyPatch) -> None:
+    """docs/api.md: a time given is searched with, never answered after no node, however late the search begins
+    (a loaded machine): the kernels read their own time from their first node or iteration on. Each game's
+    levels with a time of the caller's, the native searches' own end a second in the past."""
+    real = native._ends
+
+    def late(limits: Limits, stop: Stop | None, began: float) -> tuple[float, float]:
+        return real(limits, stop, began - 1.0)
+
+    monkeypatch.setattr(native, "_ends", late)
+    monkeypatch.setattr(native_mcts, "_ends", late)
+    for game_id, levels in LEVELS.items():
+        if not native.available(game_id):
+            continue
+        position = midgame(game_id)
+        for level in levels.levels:
+            result = levels.best_move(position, level.name, Limits(max_time_ms=100), 1, 3)
+            assert result.nodes > 0 or result.stop_reason == "rule", (game_id, level.name, result)

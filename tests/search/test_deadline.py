@@ -80,3 +80,18 @@ def test_clock_only_says_whether_a_callers_stop_is_under_it() -> None:
     assert Deadline(Limits(), Deadline(Limits(max_time_ms=5))).clock_only
     assert not Deadline(Limits(), lambda: False).clock_only
     assert not Deadline(Limits(), Deadline(Limits(), lambda: False)).clock_only
+
+
+def test_a_time_already_past_is_searched_with_and_a_stop_heard_at_once() -> None:
+    """docs/api.md: a time given is searched with. The own time is read from the first node on, so a search that
+    begins after it (a loaded machine) still searches; a stop() already fired is heard at the first poll."""
+    late = Deadline(Limits(max_time_ms=1))
+    late.start -= 1.0
+    late._end = late.start + 0.001  # its time passed a second ago
+    assert not late.expired(0)
+    nodes = 1
+    while not late.expired(nodes):
+        nodes += 1
+    assert late.reason == "time" and nodes <= 64
+    stopped = Deadline(Limits(max_time_ms=1), lambda: True)
+    assert stopped.expired(0) and stopped.reason == "cancelled"

@@ -174,7 +174,8 @@ const gr_kernel *gr_find(const char *name) {
     return NULL;
 }
 
-/* The node budget every node, the stop flag and the clock every POLL_EVERY nodes. */
+/* The node budget every node, the stop flag and the clock every POLL_EVERY nodes; the search's own time from its
+ * first node on, so a time given is searched with however late the search began (a loaded machine). */
 static int expired(ctx *c) {
     if (c->reason) return 1;
     if (c->max_nodes && c->nodes >= c->max_nodes) {
@@ -188,7 +189,7 @@ static int expired(ctx *c) {
         return 1;
     }
     double now = gr_now();
-    if (c->stop_at > 0 && now >= c->stop_at) {
+    if (c->stop_at > 0 && c->nodes > 0 && now >= c->stop_at) {
         c->reason = R_TIME;
         return 1;
     }

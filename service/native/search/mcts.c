@@ -308,7 +308,7 @@ static int expired(const gr_mcts_limits *lim, volatile int32_t *stop, uint64_t i
     if (stop && *stop) return R_CANCELLED;
     if (lim->stop_at > 0 || lim->end_at > 0) {
         double now = gr_now();
-        if (lim->stop_at > 0 && now >= lim->stop_at) return R_TIME;
+        if (lim->stop_at > 0 && iterations > 0 && now >= lim->stop_at) return R_TIME; /* one iteration at least */
         if (lim->end_at > 0 && now >= lim->end_at) return R_CANCELLED; /* the caller's stop signal says why */
     }
     return R_NONE;
