@@ -35,13 +35,19 @@ def test_what_the_door_shuts_and_why() -> None:
         conn(3, 120, 10_000),  # idle between requests: shut
         conn(4, 120, 60_000),  # a request in flight (busy): kept however quiet
         conn(5, 120, 500),  # spoke lately: kept
+        conn(6, 120, 60_000),  # its request ended lately (a long search): kept
+        conn(7, 120, 60_000),  # bytes that no request reached the front with yet: on their way in, kept
+        conn(8, 120, 20_000),  # bytes after its last request ended: the next one on its way in, kept
     ]
-    assert [(c.fd, why) for c, why in to_shut(found, {4}, CONFIG)] == [(1, "first-byte"), (3, "idle")]
+    ended = {3: 10_000, 4: 70_000, 5: 600, 6: 9_000, 8: 30_000}
+    shut = to_shut(found, {4}, ended, CONFIG)
+    assert [(c.fd, why) for c, why in shut] == [(1, "first-byte"), (3, "idle")]
+    assert [c.fd for c, _ in to_shut([conn(6, 120, 60_000)], set(), {6: 10_000}, CONFIG)] == [6]  # 10 s on
 
 
 def test_one_addresss_silent_connections_beyond_its_share_newest_first() -> None:
     found = [conn(p, 0, 1000 - p) for p in range(1, 6)] + [conn(9, 0, 5, "10.0.0.2")]
-    shut = to_shut(found, set(), CONFIG)
+    shut = to_shut(found, set(), {}, CONFIG)
     # Five silent connections of 10.0.0.1, two allowed: the three newest (least quiet) go; 10.0.0.2's one stays.
     assert sorted(c.fd for c, why in shut if why == "per-address") == [3, 4, 5]
     assert len(shut) == 3

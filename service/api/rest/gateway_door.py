@@ -7,8 +7,10 @@ the listen backlog. A front proxy closes such connections and bounds each addres
 inside each worker:
 
 - **First byte.** A connection that has received no byte within ``first_byte_s`` (the headers' timeout) is shut.
-- **Idle.** A connection with no request in flight that has received nothing for ``idle_s`` is shut (a client's
-  keep-alive pool reconnects when it needs to).
+- **Idle.** A connection with no request in flight that has received nothing for ``idle_s`` since its last request
+  ended is shut (a client's keep-alive pool reconnects when it needs to). Bytes that came after its last request
+  ended, or before any request reached the front, are a request on its way in (a busy worker may take a while to
+  hand it over): the header and body timeouts bound those, not the door.
 - **Per address.** At most ``per_address`` connections of one client address that have received no byte yet: the
   newest beyond it are shut at once, so one address opening connections and sending nothing cannot fill the
   worker while others wait.
@@ -18,8 +20,8 @@ connections whose local port is one this process listens on (granian's accepted 
 kernel's ``TCP_INFO`` (bytes received, milliseconds since data last arrived). A connection to shut is shut with
 ``shutdown`` on a duplicate of its descriptor: granian's reader then sees the end of the stream and closes it as
 it closes any connection a client ended. Requests in flight are the front's (``Front``): it tells the door which
-client ports have one (``busy``/``done``), and those are never idle. Linux only; elsewhere the door does nothing
-(``available``), and the deployment's proxy bounds the connections.
+client ports have one and when the last one ended (``busy``/``done``); those in flight are never idle. Linux
+only; elsewhere the door does nothing (``available``), and the deployment's proxy bounds the connections.
 """
 
 from __future__ import annotations
@@ -29,7 +31,9 @@ import os
 import socket
 import struct
 import threading
+import time
 from collections import Counter
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from service.api import metrics
@@ -41,6 +45,9 @@ _LAST_DATA_RECV = struct.Struct("=I")
 _BYTES_RECEIVED = struct.Struct("=Q")
 _LAST_DATA_RECV_AT, _BYTES_RECEIVED_AT, _TCP_INFO_BYTES = 52, 128, 136
 _TCP_LISTEN = 10  # tcpi_state of a listening socket
+# How much later than a request's end its connection's last bytes may seem to come and still be that request's
+# (the kernel's clock of the bytes and the worker's of the end are read apart).
+_SLACK_MS = 50
 
 
 @dataclass(frozen=True, slots=True)
@@ -133,9 +140,12 @@ def _tcp_info(sock: socket.socket) -> bytes | None:
     return info if len(info) >= _TCP_INFO_BYTES else None
 
 
-def to_shut(found: list[Connection], busy: set[int], config: DoorConfig) -> list[tuple[Connection, str]]:
+def to_shut(
+    found: list[Connection], busy: set[int], ended_ms: Mapping[int, int], config: DoorConfig
+) -> list[tuple[Connection, str]]:
     """The connections the door shuts and why (``first-byte``, ``idle``, ``per-address``): the rules of the
-    module's docstring over what the kernel said (``busy``: the client ports with a request in flight)."""
+    module's docstring over what the kernel said (``busy``: the client ports with a request in flight;
+    ``ended_ms``: milliseconds since the last request of each client port ended)."""
     shut: list[tuple[Connection, str]] = []
     silent_by_address: dict[str, list[Connection]] = {}
     for conn in found:
@@ -144,7 +154,7 @@ def to_shut(found: list[Connection], busy: set[int], config: DoorConfig) -> list
                 shut.append((conn, "first-byte"))
             else:
                 silent_by_address.setdefault(conn.peer[0], []).append(conn)
-        elif conn.peer[1] not in busy and conn.quiet_ms >= config.idle_s * 1000:
+        elif _idle(conn, busy, ended_ms) >= config.idle_s * 1000:
             shut.append((conn, "idle"))
     for silent in silent_by_address.values():
         if len(silent) > config.per_address:
@@ -153,12 +163,22 @@ def to_shut(found: list[Connection], busy: set[int], config: DoorConfig) -> list
     return shut
 
 
+def _idle(conn: Connection, busy: set[int], ended_ms: Mapping[int, int]) -> int:
+    """Milliseconds ``conn`` has been between requests: 0 with one in flight or on its way in."""
+    port = conn.peer[1]
+    ended = ended_ms.get(port)
+    if port in busy or ended is None or conn.quiet_ms + _SLACK_MS < ended:
+        return 0
+    return min(conn.quiet_ms, ended)
+
+
 class Door:
     """One worker's door: ``start`` its thread; the front calls ``busy`` and ``done`` around each request."""
 
     def __init__(self, config: DoorConfig) -> None:
         self.config = config
         self._busy: Counter[int] = Counter()  # client ports with requests in flight
+        self._ended: dict[int, float] = {}  # client ports: when their last request ended (time.monotonic)
         self._lock = threading.Lock()
         self._stop = threading.Event()
 
@@ -171,6 +191,7 @@ class Door:
             self._busy[port] -= 1
             if self._busy[port] <= 0:
                 del self._busy[port]
+            self._ended[port] = time.monotonic()
 
     def start(self) -> bool:
         """Start the thread (a daemon); False where the door cannot see connections."""
@@ -191,10 +212,15 @@ class Door:
 
     def sweep(self) -> int:
         """Shut what ``to_shut`` says now; how many were shut."""
+        found = connections()
+        now, open_ports = time.monotonic(), {conn.peer[1] for conn in found}
         with self._lock:
             busy = set(self._busy)
+            for port in [port for port in self._ended if port not in open_ports]:  # closed since
+                del self._ended[port]
+            ended_ms = {port: int((now - at) * 1000) for port, at in self._ended.items()}
         shut = 0
-        for conn, reason in to_shut(connections(), busy, self.config):
+        for conn, reason in to_shut(found, busy, ended_ms, self.config):
             if _shut(conn):
                 metrics.observe_door(reason)
                 shut += 1
