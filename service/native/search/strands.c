@@ -806,6 +806,7 @@ static void st_playout(const void *s, uint64_t *rng, void *end) {
     int label;
     while (q->to_move) {
         int seat = q->to_move, k = draw_cover(q, (const uint64_t (*)[WORDS])by_label, near[seat], rng, chosen, &label);
+        if (k < 0) break; /* no cover (a layout the rules refuse): never loop */
         uint64_t *stones = seat == 1 ? q->black : q->white, empty[WORDS];
         for (int i = 0; i < k; i++) {
             put(stones, chosen[i]);
