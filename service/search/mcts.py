@@ -93,6 +93,8 @@ def mcts(
     iterations = 0
     max_depth = 0
     next_report = _FIRST_REPORT
+    budget = limits.max_nodes if settle else None
+    reason = ""
     while not deadline.expired(iterations):
         path = _select(root, exploration, widening)
         max_depth = max(max_depth, len(path) - 1)
@@ -101,14 +103,13 @@ def mcts(
             break
         _back_up(root, path, end)
         iterations += 1
-        budget = limits.max_nodes
-        if settle and budget and iterations % SETTLE_EVERY == 0 and _decided(root, budget - iterations):
-            deadline.reason = "nodes"
+        if budget and iterations % SETTLE_EVERY == 0 and _decided(root, budget - iterations):
+            reason = "nodes"  # the rest of the budget could not change the move
             break
         if deadline.on_iteration is not None and iterations == next_report:  # streamed analysis: the tree so far
             deadline.on_iteration(_answer(position, root, seat, top_n, iterations, max_depth, ""))
             next_report *= 2
-    return _answer(position, root, seat, top_n, iterations, max_depth, deadline.reason)
+    return _answer(position, root, seat, top_n, iterations, max_depth, reason or deadline.reason)
 
 
 def _select(root: _Node[PositionT], exploration: float, widening: float | None) -> list[_Node[PositionT]]:

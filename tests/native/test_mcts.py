@@ -19,6 +19,7 @@ from service.games import GAMES, LEVELS
 from service.native import engine
 from service.native import mcts as native
 from service.search import Deadline, mcts, search, static_value
+from service.search.mcts import SETTLE_EVERY
 from tests.native.twins import needs
 from tests.search.test_no_garbage import garbage_after
 
@@ -214,9 +215,9 @@ def test_an_exception_of_the_stream_stops_the_search_and_is_raised() -> None:
 
 
 def test_a_settled_budget_answers_the_whole_budgets_move() -> None:
-    """``settle`` natively (``mcts.c``'s decided()): at a multiple of 256 iterations once no other root move can
-    overtake the most visited one, the whole budget's move with reason ``nodes``; below the first check (255
-    iterations) the very answer of the whole budget; under a time limit alone no stop of its own."""
+    """``settle`` natively (``mcts.c``'s decided()): at a multiple of SETTLE_EVERY iterations (as in Python) once
+    no other root move can overtake the most visited one, the whole budget's move with reason ``nodes``; below the
+    first check the very answer of the whole budget; under a time limit alone no stop of its own."""
     settled_early = 0
     for plies in (2, 6, 12, 20):
         position = standard(plies, seed=plies)
@@ -225,19 +226,19 @@ def test_a_settled_budget_answers_the_whole_budgets_move() -> None:
             settled = native.mcts(position, Limits(max_nodes=4000), rng=random.Random(seed), settle=True)
             assert whole is not None and settled is not None
             assert settled.move == whole.move and settled.stop_reason == "nodes"
-            assert settled.nodes == 4000 or settled.nodes % 256 == 0
+            assert settled.nodes == 4000 or settled.nodes % SETTLE_EVERY == 0
             settled_early += settled.nodes < 4000
     assert settled_early
     position = standard(6)
-    whole = native.mcts(position, Limits(max_nodes=255), rng=random.Random(1), top_n=3)
-    settled = native.mcts(position, Limits(max_nodes=255), rng=random.Random(1), top_n=3, settle=True)
+    whole = native.mcts(position, Limits(max_nodes=SETTLE_EVERY - 1), rng=random.Random(1), top_n=3)
+    settled = native.mcts(position, Limits(max_nodes=SETTLE_EVERY - 1), rng=random.Random(1), top_n=3, settle=True)
     assert whole is not None and settled is not None
     assert (settled.move, settled.value, settled.pv, settled.alternatives, settled.nodes) == (
         whole.move,
         whole.value,
         whole.pv,
         whole.alternatives,
-        255,
+        SETTLE_EVERY - 1,
     )
     timed = native.mcts(position, Limits(max_time_ms=50), rng=random.Random(1), settle=True)
     assert timed is not None and timed.stop_reason == "time"

@@ -13,8 +13,9 @@
  *
  * Budget: max_iterations (0: none), the search's own time limit and the caller's end (CLOCK_MONOTONIC seconds)
  * and a stop flag another thread may set; all are polled every iteration, so a stop answers with the tree so
- * far. With settle, an iteration budget also ends, every 256 iterations, once the move is decided (decided()):
- * the answer's move is then the one the whole budget would give. The generator is seeded by the caller: the same seed under an iteration budget gives the same answer.
+ * far. With settle, an iteration budget also ends, every SETTLE_EVERY iterations, once the move is decided
+ * (decided()): the answer's move is then the one the whole budget would give. The generator is seeded by the
+ * caller: the same seed under an iteration budget gives the same answer.
  * The tree lives in arrays allocated for the call and freed at its end; once they reach max_bytes the tree
  * stops growing and the iterations go on with playouts from its leaves. A report callback, when given, gets
  * the answer so far after report_first, 2 * report_first, ... iterations (streamed analysis).
@@ -30,6 +31,7 @@ double gr_now(void);
 
 #define PV_MAX 256
 #define ALT_MAX 64
+#define SETTLE_EVERY 256 /* iterations between settle's checks (service.search.mcts.SETTLE_EVERY) */
 
 /* Why a search ended, as gr_mcts_result.stop_reason (the binding maps them to the Python words). */
 enum { R_NONE = 0, R_TIME = 2, R_NODES = 3, R_CANCELLED = 4 };
@@ -344,7 +346,7 @@ int gr_mcts(const char *game, const void *state, const gr_mcts_limits *lim, vola
         playout(k, state_of(&t, path[len - 1]), end, &rng);
         back_up(&t, path, len, end);
         iterations++;
-        if (lim->settle && lim->max_iterations && !(iterations & 255) &&
+        if (lim->settle && lim->max_iterations && iterations % SETTLE_EVERY == 0 &&
             decided(&t, lim->max_iterations - iterations)) {
             reason = R_NODES;
             break;
