@@ -59,6 +59,10 @@ class Call:
 
 
 class CallObserver(Protocol):
+    # Whether ``finished`` waits until the call's answer has been sent: a log line does (``_finished``), a
+    # counter does not, so that a client reading the metrics after its answer finds its call counted.
+    after_answer: bool
+
     def started(self, service: str, method: str) -> None: ...
 
     def finished(self, call: Call) -> None: ...
@@ -179,11 +183,25 @@ def _finished(
     failed: bool,
     began: float,
 ) -> None:
-    """Tell the observers how a call ended (unary or streaming alike)."""
+    """Tell the observers how a call ended (unary or streaming alike), as its handler left it. Those that
+    wait for the answer are told once the call is over, from gRPC's own thread: a log line written before
+    the answer woke the process that forwards the lines (``logs.capture_stderr``) and delayed the answer
+    behind it (``python -m bench.load`` measures a call's latency)."""
     seconds = time.perf_counter() - began
     call = Call(service, method, game_of(request), final_code(context, failed), seconds, _request_id(context))
+    later = [observer for observer in observers if observer.after_answer]
     for observer in observers:
-        observer.finished(call)
+        if not observer.after_answer:
+            observer.finished(call)
+    if not later:
+        return
+
+    def tell() -> None:
+        for observer in later:
+            observer.finished(call)
+
+    if not context.add_callback(tell):  # the call is already over
+        tell()
 
 
 def _worker() -> tuple[tuple[str, str], ...]:

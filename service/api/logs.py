@@ -110,7 +110,10 @@ def configure(level: str | None = None, fmt: str | None = None) -> None:
 
 
 class CallLog:
-    """The observer (``service/api/calls.py``) that writes one line per finished gRPC call."""
+    """The observer (``service/api/calls.py``) that writes one line per finished gRPC call, once its answer
+    has been sent."""
+
+    after_answer = True
 
     def started(self, service: str, method: str) -> None:
         pass

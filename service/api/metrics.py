@@ -300,7 +300,10 @@ def mark_process_dead(pid: int) -> None:
 
 class GrpcMetrics:
     """The observer (``service/api/calls.py``) that counts and times calls, with every series of the
-    given services created up front so dashboards see zeros, not gaps."""
+    given services created up front so dashboards see zeros, not gaps. A call is counted before its answer
+    is sent."""
+
+    after_answer = False
 
     def __init__(self, services: Iterable[descriptor.ServiceDescriptor]) -> None:
         self._started: dict[tuple[str, str], Counter] = {}

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
@@ -169,11 +169,9 @@ def test_every_route_takes_the_one_path(backend):
         assert refused.status_code == 405 and refused.headers["Allow"] == "POST"
 
 
-def test_the_front_hands_a_request_to_the_path_whole(backend):
-    """Through the front itself, as granian calls it: the body read, the answer written in two messages."""
-    config = GatewayConfig(grpc_target=backend)
+def _through_the_front(config: GatewayConfig, sent: Callable[[dict], object]) -> None:
+    """A LegalMoves request through the front itself, as granian calls it, each message it sends to ``sent``."""
     body = json.dumps({"position": {"notation": REVERSI}}).encode()
-    sent: list[dict] = []
 
     async def run() -> None:
         front = Front(GatewayPath(config), config.front())
@@ -183,12 +181,18 @@ def test_the_front_hands_a_request_to_the_path_whole(backend):
             return messages.pop(0) if messages else await asyncio.sleep(3600)  # type: ignore[return-value]
 
         async def send(message: dict) -> None:
-            sent.append(message)
+            sent(message)
 
         scope = {**_scope(LEGAL, {"Content-Length": str(len(body))}), "http_version": "1.1"}
         await front(scope, receive, send)
 
     asyncio.run(run())
+
+
+def test_the_front_hands_a_request_to_the_path_whole(backend):
+    """Through the front itself, as granian calls it: the body read, the answer written in two messages."""
+    sent: list[dict] = []
+    _through_the_front(GatewayConfig(grpc_target=backend), sent.append)
     assert sent[0]["status"] == 200, sent
     assert json.loads(sent[1]["body"])["totalSize"] == 4
 
@@ -202,3 +206,13 @@ def test_a_route_searches_when_its_contract_says_so() -> None:
         "AnalyzePosition",
         "ReviewGame",
     }
+
+
+def test_a_request_is_counted_before_its_answer_and_logged_after_it(backend, monkeypatch):
+    """The access line waits until the answer is written (``GatewayPath.handle``): before it, it delayed the
+    answer. The count does not, so a client reading the metrics after its answer finds its request counted."""
+    events: list[str] = []
+    monkeypatch.setattr("service.api.metrics.observe_http", lambda *args: events.append("counted"))
+    monkeypatch.setattr("service.api.logs.log_http", lambda *args: events.append("logged"))
+    _through_the_front(GatewayConfig(grpc_target=backend), lambda message: events.append(message["type"]))
+    assert events == ["counted", "http.response.start", "http.response.body", "logged"]

@@ -158,7 +158,13 @@ def test_several_worker_processes_answer_on_one_port(two_workers):
         channel, stub = fresh_stub(two_workers.address)
         with channel:
             assert stub.LegalMoves(legal_moves_request(), timeout=10, metadata=[("x-request-id", f"r{index}")]).moves
-    calls = [line for line in two_workers.log() if line["msg"] == "call" and line.get("request_id", "").startswith("r")]
+
+    def ours(lines: list[dict]) -> list[dict]:
+        return [line for line in lines if line["msg"] == "call" and line.get("request_id", "").startswith("r")]
+
+    # A call's line is written once its answer has been sent, and forwarded by the parent: it may follow it.
+    two_workers.wait_log(lambda lines: len(ours(lines)) >= 16, timeout_s=10)
+    calls = ours(two_workers.log())
     assert len(calls) == 16
     # Each connection goes to one worker; 16 of them all landing on one of two workers would be a 1 in 2**15.
     assert {line["pid"] for line in calls} == two_workers.worker_pids()

@@ -160,9 +160,13 @@ class Front:
     async def _answer(self, scope: Scope, body: bytes, receive: Receive, send: Send) -> None:
         """Hand the request to the path and write its answer; the hang-up watched only if a route asks."""
         watch = _HangUp(receive)
+        head = scope["method"] == "HEAD"
+
+        async def write(answer: Answer) -> None:
+            await _write(answer, head, send, watch)
+
         try:
-            answer = await self._path.handle(request_of(scope, body, watch.gone))
-            await _write(answer, scope["method"] == "HEAD", send, watch)
+            await self._path.handle(request_of(scope, body, watch.gone), write)
         finally:
             watch.stop()
 

@@ -137,8 +137,10 @@ class GatewayPath:
     async def close(self) -> None:
         await self._backends.close()
 
-    async def handle(self, request: Request) -> Answer:
-        """The request's answer, counted, timed and logged."""
+    async def handle(self, request: Request, write: Callable[[Answer], Awaitable[None]]) -> None:
+        """Answer the request through ``write``, counted and timed until its answer is ready, and logged once
+        it is written: a log line before the answer delayed it (``logs.capture_stderr``'s forwarding; ``python
+        -m bench.load`` measures a call's latency)."""
         try:
             handled = await self._dispatch(request)
         except Exception:  # logged, answered with a Status, the worker serving on
@@ -149,9 +151,11 @@ class GatewayPath:
         self._cors.decorate(request.path, request.headers, answer)
         seconds = time.perf_counter() - request.started
         metrics.observe_http(request.method, handled.route, answer.status, seconds)
-        request_id = request.headers.get("x-request-id", "")
-        logs.log_http(request.method, handled.route, answer.status, seconds, handled.game, request_id)
-        return answer
+        try:
+            await write(answer)
+        finally:
+            request_id = request.headers.get("x-request-id", "")
+            logs.log_http(request.method, handled.route, answer.status, seconds, handled.game, request_id)
 
     async def _dispatch(self, request: Request) -> _Handled:
         if request.method == "OPTIONS":
