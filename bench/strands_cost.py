@@ -183,7 +183,7 @@ def verdict(ok: bool) -> str:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--games", type=int, default=MATCH_GAMES, help="games of each match (even; 0: none)")
-    parser.add_argument("--games-1s", type=int, help="games of the 1 s match (default: --games)")
+    parser.add_argument("--games-1s", type=int, help="games of the 1 s match (default: --games; 0: none)")
     parser.add_argument("--positions", type=int, default=24, help="positions of the cost probe")
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--seed", type=int, default=45)
@@ -199,26 +199,25 @@ def main(argv: list[str] | None = None) -> int:
     print(f"  ratio {median / former:.3f} of the 1.5 s search's median")
     print(f"target: hard's median at most {COST_TARGET_MS:g} ms: {verdict(median <= COST_TARGET_MS)}")
 
-    if args.games:
-        one_second = args.games if args.games_1s is None else args.games_1s
-        rows = (
-            ("hard", "hard 1.5 s", DEFAULT_TARGET, args.games),
-            ("hard 1 s", "hard 1.5 s", ONE_SECOND_TARGET, one_second),
-            ("medium", "medium, hand-written", None, args.games),
+    one_second = args.games if args.games_1s is None else args.games_1s
+    rows = (
+        ("hard", "hard 1.5 s", DEFAULT_TARGET, args.games),
+        ("hard 1 s", "hard 1.5 s", ONE_SECOND_TARGET, one_second),
+        ("medium", "medium, hand-written", None, args.games),
+    )
+    for tested, other, target, games in rows:
+        if not games:
+            continue
+        rate, (low, high), own, theirs = match(tested, other, games, args.seed, args.workers)
+        print(
+            f"{tested} against {other}: {rate:.1%} (95 % interval {low:.1%} to {high:.1%}) of {games} games; "
+            f"CPU a move {own * 1000:.1f} ms against {theirs * 1000:.1f} ms",
+            flush=True,
         )
-        for tested, other, target, games in rows:
-            if not games:
-                continue
-            rate, (low, high), own, theirs = match(tested, other, games, args.seed, args.workers)
-            print(
-                f"{tested} against {other}: {rate:.1%} (95 % interval {low:.1%} to {high:.1%}) of {games} games; "
-                f"CPU a move {own * 1000:.1f} ms against {theirs * 1000:.1f} ms",
-                flush=True,
-            )
-            if target is not None:
-                decided = games >= MATCH_GAMES
-                result = verdict(rate >= target) if decided else f"not decided under {MATCH_GAMES} games"
-                print(f"target: {tested} scores at least {target:.0%} against {other}: {result}")
+        if target is not None:
+            decided = games >= MATCH_GAMES
+            result = verdict(rate >= target) if decided else f"not decided under {MATCH_GAMES} games"
+            print(f"target: {tested} scores at least {target:.0%} against {other}: {result}")
 
     seconds, plies, judged = review_cost(args.seed)
     print(f"review of a {plies}-ply game of hard by the default judge: {seconds:.1f} CPU s, {judged} plies judged")
