@@ -233,7 +233,8 @@ def test_an_analysis_whose_client_hangs_up_mid_stream_stops_its_search(served, a
             assert result.stop_reason != "cancelled", result  # it ran to its end: no client left it
             continue
         closed, depth = left
-        assert result.stop_reason == "cancelled" and result.elapsed_ms < STOPPED_WITHIN_MS, result
+        # Timed from the hang-up: on a loaded box the client may only leave seconds into the search.
+        assert result.stop_reason == "cancelled" and ended - closed < STOPPED_WITHIN_MS / 1000, (ended - closed, result)
         left_in.append((depth, result.depth))
         if result.depth == depth:
             break
