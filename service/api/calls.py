@@ -105,6 +105,11 @@ class ObservingInterceptor(grpc.ServerInterceptor):  # type: ignore[misc]  # grp
 
     def __init__(self, observers: Sequence[CallObserver], services: Iterable[descriptor.ServiceDescriptor]) -> None:
         self._observers = tuple(observers)
+        # Told when the handler leaves, and once the call is over (``_finished``).
+        self._told = (
+            tuple(observer for observer in observers if not observer.after_answer),
+            tuple(observer for observer in observers if observer.after_answer),
+        )
         self._known = {f"/{s.full_name}/{m.name}" for s in services for m in s.methods}
         # Wrapped handlers per method, reused while the server hands out the same handler object.
         self._wrapped: dict[str, tuple[grpc.RpcMethodHandler, grpc.RpcMethodHandler]] = {}
@@ -136,7 +141,7 @@ class ObservingInterceptor(grpc.ServerInterceptor):  # type: ignore[misc]  # grp
     ) -> Callable[[_Request | Undecodable, grpc.ServicerContext], Iterator[_Response]]:
         """``_observe`` for a server-streaming method: the call ends when its stream does."""
         service, method = split_method(full_method)
-        observers = self._observers
+        observers, told = self._observers, self._told
         worker = _worker()
 
         def observed(request: _Request | Undecodable, context: grpc.ServicerContext) -> Iterator[_Response]:
@@ -148,7 +153,7 @@ class ObservingInterceptor(grpc.ServerInterceptor):  # type: ignore[misc]  # grp
                 yield from behaviour(_begin(method, request, context, worker), context)
                 failed = False
             finally:
-                _finished(observers, service, method, request, context, failed, began)
+                _finished(told, service, method, request, context, failed, began)
 
         return observed
 
@@ -156,7 +161,7 @@ class ObservingInterceptor(grpc.ServerInterceptor):  # type: ignore[misc]  # grp
         self, full_method: str, behaviour: Callable[[_Request, grpc.ServicerContext], _Response]
     ) -> Callable[[_Request | Undecodable, grpc.ServicerContext], _Response]:
         service, method = split_method(full_method)
-        observers = self._observers
+        observers, told = self._observers, self._told
         worker = _worker()
 
         def observed(request: _Request | Undecodable, context: grpc.ServicerContext) -> _Response:
@@ -169,13 +174,13 @@ class ObservingInterceptor(grpc.ServerInterceptor):  # type: ignore[misc]  # grp
                 failed = False
                 return response
             finally:
-                _finished(observers, service, method, request, context, failed, began)
+                _finished(told, service, method, request, context, failed, began)
 
         return observed
 
 
 def _finished(
-    observers: Sequence[CallObserver],
+    told: tuple[Sequence[CallObserver], Sequence[CallObserver]],
     service: str,
     method: str,
     request: Message | Undecodable,
@@ -189,10 +194,9 @@ def _finished(
     behind it (``python -m bench.load`` measures a call's latency)."""
     seconds = time.perf_counter() - began
     call = Call(service, method, game_of(request), final_code(context, failed), seconds, _request_id(context))
-    later = [observer for observer in observers if observer.after_answer]
-    for observer in observers:
-        if not observer.after_answer:
-            observer.finished(call)
+    at_once, later = told
+    for observer in at_once:
+        observer.finished(call)
     if not later:
         return
 

@@ -47,8 +47,11 @@ class _Context:
 
 
 def _finish(context: _Context, *observers: _Observer) -> None:
+    """``_finished`` as the interceptor calls it, with the observers split as ``ObservingInterceptor`` splits
+    them."""
+    interceptor = calls.ObservingInterceptor(observers, [])
     request = pb.LegalMovesRequest(game="reversi")
-    calls._finished(observers, "gamerules.v1.GameRules", "LegalMoves", request, context, False, 0.0)
+    calls._finished(interceptor._told, "gamerules.v1.GameRules", "LegalMoves", request, context, False, 0.0)
 
 
 def test_a_counter_is_told_at_once_and_a_log_line_once_the_call_is_over():
