@@ -3,6 +3,8 @@ sent, a log line once the call is over (gRPC's callback at its end), at once whe
 
 from __future__ import annotations
 
+import time
+
 import grpc
 import pytest
 
@@ -46,25 +48,29 @@ class _Context:
         return True
 
 
-def _finish(context: _Context, *observers: _Observer) -> None:
+def _finish(context: _Context, *observers: _Observer, began: float = 0.0) -> None:
     """``_finished`` as the interceptor calls it, with the observers split as ``ObservingInterceptor`` splits
     them."""
     interceptor = calls.ObservingInterceptor(observers, [])
     request = pb.LegalMovesRequest(game="reversi")
-    calls._finished(interceptor._told, "gamerules.v1.GameRules", "LegalMoves", request, context, False, 0.0)
+    calls._finished(interceptor._told, "gamerules.v1.GameRules", "LegalMoves", request, context, False, began)
 
 
 def test_a_counter_is_told_at_once_and_a_log_line_once_the_call_is_over():
     counter, log = _Observer(after_answer=False), _Observer(after_answer=True)
     context = _Context()
-    _finish(context, counter, log)
+    began = time.perf_counter()
+    _finish(context, counter, log, began=began)
+    handler_left = time.perf_counter() - began
     assert len(counter.told) == 1 and log.told == []
     (at_end,) = context.at_end
+    time.sleep(0.05)  # the answer on its way
     at_end()  # gRPC calls it when the call has ended, its answer sent
     assert log.told == counter.told
     (call,) = log.told
     assert (call.method, call.game, call.code, call.request_id) == ("LegalMoves", "reversi", grpc.StatusCode.OK, "r-7")
-    assert call.seconds > 0
+    # Its duration is the time until the handler left, not until the line was written.
+    assert 0 < call.seconds <= handler_left
 
 
 def test_a_call_already_over_is_told_at_once():
